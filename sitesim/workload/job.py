@@ -1,0 +1,53 @@
+"""The job record shared by every part of the simulator.
+
+Times are whole seconds (``int``): SWF stores whole seconds, and keeping the simulated
+clock integral is what makes "replay a site-level run's own trace and get the same
+schedule" exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import define, field
+
+
+@define(slots=True, eq=False)
+class Job:
+    """A rigid parallel job: ``size`` nodes for ``runtime`` seconds.
+
+    The scheduler sees ``size`` and ``estimate`` (the user's runtime estimate); only the
+    site knows ``runtime``. A job still running when its estimate expires is killed at
+    that point, as production batch systems do (``killed`` is then set).
+    """
+
+    id: int
+    submit: int
+    size: int
+    runtime: int
+    estimate: int
+    user: int = -1
+    #: SWF field 17: the job whose completion this one waited for (-1: none/unknown).
+    preceding: int = -1
+    #: SWF field 18: submit time minus that completion (-1: none/unknown).
+    think: int = -1
+    #: The trace record this job was replayed from (None for generated jobs).
+    source: Any = None
+    start: int = -1
+    end: int = -1
+    killed: bool = False
+    #: Position in arrival order, assigned by the site on submission.
+    seq: int = field(default=-1)
+
+    @property
+    def wait(self) -> int:
+        return self.start - self.submit
+
+    @property
+    def response(self) -> int:
+        return self.end - self.submit
+
+    @property
+    def ran(self) -> int:
+        """Seconds actually run: the runtime, or the estimate if the job was killed."""
+        return self.end - self.start

@@ -1,0 +1,304 @@
+"""Standard Workload Format (SWF): streaming reader and writer for all 18 fields.
+
+SWF (Parallel Workloads Archive) is a text format: header comment lines starting with
+``;`` (``; MaxNodes: 128`` and the like), then one line per job with 18
+whitespace-separated numbers, ``-1`` meaning unknown.
+
+Decisions (see docs/swf.md):
+
+- Values round-trip exactly: integer tokens stay ``int``, tokens with a decimal point
+  or exponent become ``float`` and are written back with ``repr`` (shortest exact form).
+  Writing what was read and reading it again gives the same values; writing twice gives
+  the same bytes. Original column spacing is not preserved; header lines are, verbatim.
+- A malformed job line (wrong number of fields, a non-numeric field) raises
+  :class:`~sitesim.errors.InputError` naming file, line and field, unless the reader is
+  opened with ``skip_malformed=True``, in which case it is skipped and counted.
+- Comment lines found after the first job are kept with the header (some logs have them).
+- Reading is streaming: records are yielded one at a time, so memory does not grow with
+  the trace.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import IO
+
+from attrs import define
+
+from sitesim.errors import InputError
+from sitesim.workload.files import atomic_text_write, open_text_read
+
+Number = int | float
+
+#: SWF field names, in order (field 1 is ``job_number``).
+FIELDS: tuple[str, ...] = (
+    "job_number",
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "allocated_processors",
+    "average_cpu_time",
+    "used_memory",
+    "requested_processors",
+    "requested_time",
+    "requested_memory",
+    "status",
+    "user_id",
+    "group_id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding_job",
+    "think_time",
+)
+N_FIELDS = len(FIELDS)
+
+#: SWF status codes (field 11).
+STATUS_FAILED = 0
+STATUS_COMPLETED = 1
+STATUS_PARTIAL = 2
+STATUS_CANCELLED = 5
+
+# Column widths used when writing, wide enough for the archive's logs; values that
+# need more room simply widen their column (the format is whitespace-separated).
+_WIDTHS = (7, 10, 7, 7, 5, 8, 5, 5, 7, 5, 2, 5, 4, 5, 3, 3, 7, 6)
+
+
+def field_label(index: int) -> str:
+    """Human label of the field at 0-based ``index``: ``field 4 (run_time)``."""
+    return f"field {index + 1} ({FIELDS[index]})"
+
+
+@define(slots=True)
+class SwfRecord:
+    """One job line of an SWF file: the 18 fields, ``-1`` where unknown."""
+
+    job_number: int = -1
+    submit_time: Number = -1
+    wait_time: Number = -1
+    run_time: Number = -1
+    allocated_processors: int = -1
+    average_cpu_time: Number = -1
+    used_memory: Number = -1
+    requested_processors: int = -1
+    requested_time: Number = -1
+    requested_memory: Number = -1
+    status: int = -1
+    user_id: int = -1
+    group_id: int = -1
+    executable: int = -1
+    queue: int = -1
+    partition: int = -1
+    preceding_job: int = -1
+    think_time: Number = -1
+
+    def values(self) -> tuple[Number, ...]:
+        """The 18 values in SWF field order."""
+        return (
+            self.job_number,
+            self.submit_time,
+            self.wait_time,
+            self.run_time,
+            self.allocated_processors,
+            self.average_cpu_time,
+            self.used_memory,
+            self.requested_processors,
+            self.requested_time,
+            self.requested_memory,
+            self.status,
+            self.user_id,
+            self.group_id,
+            self.executable,
+            self.queue,
+            self.partition,
+            self.preceding_job,
+            self.think_time,
+        )
+
+
+@define(slots=True)
+class SwfHeader:
+    """The comment lines of an SWF file, kept verbatim, with ``Key: value`` lookup."""
+
+    lines: list[str]
+
+    def get(self, key: str) -> str | None:
+        """Value of the first ``; Key: value`` line (case-insensitive key), if any."""
+        wanted = key.lower()
+        for line in self.lines:
+            body = line.lstrip(";").strip()
+            name, sep, value = body.partition(":")
+            if sep and name.strip().lower() == wanted:
+                return value.strip()
+        return None
+
+    def get_int(self, key: str) -> int | None:
+        """Leading integer of a header value (``MaxNodes: 338 (batch ...)`` gives 338)."""
+        value = self.get(key)
+        if not value:
+            return None
+        token = value.split()[0]
+        try:
+            return int(token)
+        except ValueError:
+            return None
+
+    def machine_size(self) -> int | None:
+        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``."""
+        return self.get_int("MaxProcs") or self.get_int("MaxNodes")
+
+
+def _number(token: str) -> Number:
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
+def format_value(value: Number) -> str:
+    """SWF text of one value: integers as such, floats in their shortest exact form."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfRecord:
+    """Parse one SWF job line, raising :class:`InputError` that names the bad field."""
+    tokens = line.split()
+    if len(tokens) != N_FIELDS:
+        what = "truncated line" if len(tokens) < N_FIELDS else "too many fields"
+        raise InputError(
+            f"{what}: expected {N_FIELDS} fields, found {len(tokens)}", path=path, line=lineno
+        )
+    values: list[Number] = []
+    for i, token in enumerate(tokens):
+        try:
+            values.append(_number(token))
+        except ValueError:
+            raise InputError(
+                f"{token!r} is not a number", path=path, line=lineno, field=field_label(i)
+            ) from None
+    return SwfRecord(*values)  # type: ignore[arg-type]
+
+
+class SwfReader:
+    """Stream the job records of an SWF (or ``.swf.gz``) file.
+
+    The header (leading comment lines) is read on construction, so ``header`` is
+    available before iterating. Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, skip_malformed: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.skip_malformed = skip_malformed
+        #: Number of malformed lines skipped (only with ``skip_malformed``).
+        self.skipped = 0
+        #: Number of job records yielded so far.
+        self.records = 0
+        try:
+            self._file: IO[str] = open_text_read(self.path)
+        except OSError as exc:
+            raise InputError(f"cannot open trace: {exc.strerror or exc}", path=self.path) from None
+        self._lineno = 0
+        self._pending: str | None = None
+        lines: list[str] = []
+        for raw in self._file:
+            self._lineno += 1
+            stripped = raw.strip()
+            if not stripped:
+                continue
+            if stripped.startswith(";"):
+                lines.append(raw.rstrip("\r\n"))
+                continue
+            self._pending = raw
+            break
+        self.header = SwfHeader(lines)
+
+    def __iter__(self) -> Iterator[SwfRecord]:
+        path = self.path
+        header_lines = self.header.lines
+        lineno = self._lineno
+        try:
+            pending = self._pending
+            self._pending = None
+            if pending is not None:
+                record = self._parse(pending, lineno)
+                if record is not None:
+                    yield record
+            for raw in self._file:
+                lineno += 1
+                stripped = raw.strip()
+                if not stripped:
+                    continue
+                if stripped[0] == ";":
+                    header_lines.append(raw.rstrip("\r\n"))
+                    continue
+                record = self._parse(raw, lineno)
+                if record is not None:
+                    yield record
+        except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
+            raise InputError(f"cannot read trace: {exc}", path=path, line=lineno) from None
+        finally:
+            self._lineno = lineno
+
+    def _parse(self, raw: str, lineno: int) -> SwfRecord | None:
+        try:
+            record = parse_line(raw, path=self.path, lineno=lineno)
+        except InputError:
+            if self.skip_malformed:
+                self.skipped += 1
+                return None
+            raise
+        self.records += 1
+        return record
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> SwfReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def read_swf(
+    path: str | os.PathLike[str], *, skip_malformed: bool = False
+) -> tuple[SwfHeader, list[SwfRecord]]:
+    """Read a whole SWF file into memory (convenient for analysis and tests)."""
+    with SwfReader(path, skip_malformed=skip_malformed) as reader:
+        records = list(reader)
+        return reader.header, records
+
+
+def format_record(record: SwfRecord) -> str:
+    """One SWF job line (no newline), columns right-aligned for readability."""
+    return " ".join(
+        format_value(v).rjust(w) for v, w in zip(record.values(), _WIDTHS, strict=True)
+    )
+
+
+def write_swf(
+    path: str | os.PathLike[str],
+    records: Iterable[SwfRecord],
+    header: Iterable[str] = (),
+) -> int:
+    """Write an SWF file all-or-nothing; returns the number of records written.
+
+    ``header`` lines are written first; a leading ``;`` is added where missing.
+    """
+    count = 0
+    with atomic_text_write(path) as out:
+        for line in header:
+            out.write(line if line.startswith(";") else "; " + line)
+            out.write("\n")
+        for record in records:
+            out.write(format_record(record))
+            out.write("\n")
+            count += 1
+    return count
