@@ -31,6 +31,8 @@ class Job:
     preceding: int = -1
     #: SWF field 18: submit time minus that completion (-1: none/unknown).
     think: int = -1
+    #: SWF field 14: repeated runs of one workpool job share an executable number.
+    executable: int = -1
     #: The trace record this job was replayed from (None for generated jobs).
     source: Any = None
     start: int = -1

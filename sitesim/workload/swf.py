@@ -195,6 +195,8 @@ class SwfReader:
         self.skipped = 0
         #: Number of job records yielded so far.
         self.records = 0
+        #: Line number of the record most recently yielded (for error messages).
+        self.line = 0
         try:
             self._file: IO[str] = open_text_read(self.path)
         except OSError as exc:
@@ -224,6 +226,7 @@ class SwfReader:
             if pending is not None:
                 record = self._parse(pending, lineno)
                 if record is not None:
+                    self.line = lineno
                     yield record
             for raw in self._file:
                 lineno += 1
@@ -235,6 +238,7 @@ class SwfReader:
                     continue
                 record = self._parse(raw, lineno)
                 if record is not None:
+                    self.line = lineno
                     yield record
         except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
             raise InputError(f"cannot read trace: {exc}", path=path, line=lineno) from None

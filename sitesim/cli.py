@@ -1,0 +1,150 @@
+"""The ``sitesim`` command, in the shape of the paper's SiteSim:
+
+    sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <fcfs|easy>]
+
+``-c`` replays a trace (conventional, open model); otherwise users are simulated
+(site-level, closed loop). Exit status: 0 success, 2 usage error or bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sitesim import __version__
+from sitesim.errors import InputError
+
+EXIT_OK = 0
+EXIT_INPUT = 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sitesim.schedulers import available
+    from sitesim.workload.estimates import estimate_models
+
+    schedulers = "; ".join(f"{n}: {c.summary}" for n, c in sorted(available().items()))
+    estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
+    parser = argparse.ArgumentParser(
+        prog="sitesim",
+        usage="sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]",
+        description=(
+            "Site-level simulation of a parallel-job scheduler: simulated users submit "
+            "batches of jobs and wait for them, so the workload reacts to the scheduler. "
+            "With -c, replay an SWF trace instead (conventional open-model simulation)."
+        ),
+        epilog="Exit status: 0 success, 2 usage error or bad input. Docs: docs/ in the source tree.",
+    )
+    parser.add_argument("-d", "--debug", action="store_true", help="print every job event to stderr")
+    parser.add_argument(
+        "-c", "--conventional", metavar="SWF",
+        help="replay this SWF trace (.swf or .swf.gz) in the open model",
+    )
+    parser.add_argument("-u", "--users", type=_positive_int, metavar="N", help="number of users (default 10)")
+    parser.add_argument("-m", "--submittal", metavar="MODEL", help="users' submittal model (default batch)")
+    parser.add_argument("-w", "--workpool", metavar="POOL", help="users' workpool model (default plain)")
+    parser.add_argument(
+        "-s", "--scheduler", default="fcfs", metavar="POLICY",
+        help=f"scheduling policy (default fcfs). {schedulers}",
+    )
+    parser.add_argument(
+        "--estimates", metavar="MODEL",
+        help=f"runtime estimates (default: trace in replay, exact otherwise). {estimates}",
+    )
+    parser.add_argument(
+        "--nodes", type=_positive_int, metavar="N",
+        help="machine size (default 128; in replay the trace header's MaxProcs/MaxNodes)",
+    )
+    parser.add_argument(
+        "--load-factor", type=_positive_float, default=1.0, metavar="X",
+        help="replay only: multiply inter-arrival times by 1/X (X > 1 raises the load)",
+    )
+    parser.add_argument(
+        "--skip-malformed", action="store_true",
+        help="replay only: skip and count malformed SWF lines instead of stopping",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR",
+        help="write summary.json, stats.txt and schedule.swf into DIR",
+    )
+    parser.add_argument("--version", action="version", version=f"sitesim {__version__}")
+    return parser
+
+
+def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from sitesim.runs.output import SYSTEM_HEADER
+    from sitesim.runs.replay import ReplayConfig, run_replay
+
+    for flag, value in (("-u", args.users), ("-m", args.submittal), ("-w", args.workpool)):
+        if value is not None:
+            parser.error(f"{flag} describes simulated users and cannot be combined with -c")
+    config = ReplayConfig(
+        trace=args.conventional,
+        scheduler=args.scheduler,
+        estimates=args.estimates or "trace",
+        nodes=args.nodes,
+        load_factor=args.load_factor,
+        seed=args.seed,
+        skip_malformed=args.skip_malformed,
+    )
+    started = time.perf_counter()
+    result = run_replay(config, out=args.out, debug=args.debug)
+    elapsed = time.perf_counter() - started
+    counts = result.counts
+    print(SYSTEM_HEADER)
+    print(result.system_line())
+    s = result.summary
+    print(
+        f"# {counts['submitted']} jobs replayed on {result.nodes} nodes in {elapsed:.2f} s;"
+        f" skipped: {counts['unknown']} unknown size/runtime, {counts['too_large']} larger"
+        f" than the machine, {counts['malformed']} malformed lines;"
+        f" killed at estimate: {s['killed']}"
+    )
+    print(
+        f"# offered load {s['offered_load']:.3f}, accepted load {s['accepted_load']:.3f},"
+        f" utilisation {s['utilization']:.3f}, throughput {s['throughput_per_day']:.1f} jobs/day,"
+        f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}"
+    )
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.conventional is not None:
+            return _replay(args, parser)
+        raise InputError("site-level simulation (-u/-m/-w) is not yet available; use -c TRACE")
+    except InputError as exc:
+        print(f"sitesim: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("sitesim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Per-job metrics and streaming per-run / per-user accumulators.
+
+Definitions (docs/metrics.md has the full text):
+
+- wait = start - submit; response = end - submit; ran = end - start (the runtime, or
+  the estimate for a job killed at it);
+- slowdown = response / max(ran, 1);
+- bounded slowdown = response / max(ran, 10), Mu'alem & Feitelson's formula with a
+  10 s threshold;
+- the observation window starts at the first submission (time origin) and ends at the
+  last completion (replay) or at the end of the simulated period (site-level runs);
+- utilisation = node-seconds used inside the window / (nodes x window);
+- offered load = node-seconds requested (size x runtime of every submitted job) /
+  (nodes x submission span); accepted load = node-seconds used during the submission
+  span / (nodes x submission span) -- lower than offered when the site cannot keep up;
+- throughput = completed jobs per 24 h of window.
+
+Everything is accumulated as jobs end, so memory does not grow with the trace.
+"""
+
+from __future__ import annotations
+
+from attrs import define, field
+
+from sitesim.workload.job import Job
+
+DAY = 86_400
+BSLD_THRESHOLD = 10
+
+
+def slowdown(job: Job) -> float:
+    return (job.end - job.submit) / max(job.end - job.start, 1)
+
+
+def bounded_slowdown(job: Job, threshold: int = BSLD_THRESHOLD) -> float:
+    return (job.end - job.submit) / max(job.end - job.start, threshold)
+
+
+@define(slots=True)
+class JobStats:
+    """Sums over ended jobs, and the work each party offered and used."""
+
+    submitted: int = 0
+    completed: int = 0
+    killed: int = 0
+    sum_wait: float = 0.0
+    sum_response: float = 0.0
+    sum_slowdown: float = 0.0
+    sum_bsld: float = 0.0
+    offered_work: float = 0.0
+    used_work: float = 0.0
+    last_end: int = -1
+
+    def add_end(self, job: Job) -> None:
+        ran = job.end - job.start
+        response = job.end - job.submit
+        self.completed += 1
+        self.killed += job.killed
+        self.sum_wait += job.start - job.submit
+        self.sum_response += response
+        self.sum_slowdown += response / (ran if ran > 1 else 1)
+        self.sum_bsld += response / (ran if ran > BSLD_THRESHOLD else BSLD_THRESHOLD)
+        self.used_work += job.size * ran
+        if job.end > self.last_end:
+            self.last_end = job.end
+
+    def mean(self, total: float) -> float:
+        return total / self.completed if self.completed else 0.0
+
+    def summary(self, nodes: int, t0: int, window: int) -> dict[str, float | int]:
+        """Means and loads of this group over a window of ``window`` seconds from ``t0``."""
+        capacity = nodes * window if window > 0 else 0
+        return {
+            "submitted": self.submitted,
+            "completed": self.completed,
+            "killed": self.killed,
+            "mean_wait": self.mean(self.sum_wait),
+            "mean_response": self.mean(self.sum_response),
+            "mean_slowdown": self.mean(self.sum_slowdown),
+            "mean_bounded_slowdown": self.mean(self.sum_bsld),
+            "load": self.offered_work / capacity if capacity else 0.0,
+            "utilization": self.used_work / capacity if capacity else 0.0,
+            "complete": self.last_end - t0 if self.last_end >= 0 else 0,
+        }
+
+
+@define(slots=True)
+class RunMetrics:
+    """Site observer accumulating system-wide and per-user statistics.
+
+    Utilisation uses the integral of busy nodes over time, so work of jobs still running
+    when a run is cut off is counted up to the cut (see :meth:`close`).
+    """
+
+    nodes: int
+    system: JobStats = field(factory=JobStats)
+    users: dict[int, JobStats] = field(factory=dict)
+    t0: int = -1
+    last_submit: int = -1
+    busy: int = 0
+    _busy_since: int = 0
+    busy_integral: float = 0.0
+    integral_at_last_submit: float = 0.0
+    end: int = -1
+
+    def _advance(self, now: int) -> None:
+        self.busy_integral += self.busy * (now - self._busy_since)
+        self._busy_since = now
+
+    def _user(self, user: int) -> JobStats:
+        stats = self.users.get(user)
+        if stats is None:
+            stats = self.users[user] = JobStats()
+        return stats
+
+    def on_submit(self, job: Job) -> None:
+        now = job.submit
+        if self.t0 < 0:
+            self.t0 = now
+            self._busy_since = now
+        self._advance(now)
+        self.last_submit = now
+        self.integral_at_last_submit = self.busy_integral
+        work = job.size * job.runtime
+        for stats in (self.system, self._user(job.user)):
+            stats.submitted += 1
+            stats.offered_work += work
+
+    def on_start(self, job: Job) -> None:
+        self._advance(job.start)
+        self.busy += job.size
+
+    def on_end(self, job: Job) -> None:
+        self._advance(job.end)
+        self.busy -= job.size
+        self.system.add_end(job)
+        self._user(job.user).add_end(job)
+
+    def close(self, end: int | None = None) -> None:
+        """End the observation window at ``end`` (default: the last completion)."""
+        if end is None:
+            end = max(self.system.last_end, self.last_submit)
+        self._advance(end)
+        self.end = end
+
+    @property
+    def window(self) -> int:
+        return max(self.end - self.t0, 0) if self.t0 >= 0 else 0
+
+    def system_summary(self) -> dict[str, float | int]:
+        window = self.window
+        out = self.system.summary(self.nodes, self.t0, window)
+        span = self.last_submit - self.t0
+        capacity = self.nodes * window
+        out["utilization"] = self.busy_integral / capacity if capacity else 0.0
+        out["offered_load"] = self.system.offered_work / (self.nodes * span) if span > 0 else 0.0
+        out["accepted_load"] = (
+            self.integral_at_last_submit / (self.nodes * span) if span > 0 else 0.0
+        )
+        out["load"] = out["offered_load"]
+        out["throughput_per_day"] = self.system.completed * DAY / window if window else 0.0
+        out["makespan"] = window
+        out["time_origin"] = self.t0
+        return out
+
+    def user_summaries(self) -> dict[int, dict[str, float | int]]:
+        window = self.window
+        return {
+            user: stats.summary(self.nodes, self.t0, window)
+            for user, stats in sorted(self.users.items())
+        }

@@ -1,0 +1,1 @@
+"""Whole runs: configuration records, the run functions and their output files."""
