@@ -132,6 +132,11 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sweep"]:
+        from sitesim.sweep.cli import main as sweep_main
+
+        return sweep_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
