@@ -1,0 +1,184 @@
+"""The empirical site model: load ``empirical/<name>.json`` for the simulator.
+
+Directory resolution (first that applies): the ``directory`` argument, the
+``SITESIM_EMPIRICAL`` environment variable, the repository's top-level
+``empirical/`` (``Path(sitesim.__file__).parent.parent / "empirical"``).
+
+Job sizes are stored as measured on the source machine (128, 338 or 100 nodes);
+:meth:`EmpiricalModel.size_for_machine` maps them onto the simulated machine by
+clipping (default: larger jobs become full-machine jobs) or truncating (they are
+never drawn).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from attrs import define, field
+
+import sitesim
+from sitesim.distributions.empirical import (
+    Distribution,
+    EmpiricalDiscrete,
+    distribution_from_dict,
+    make_sampler,
+)
+from sitesim.errors import InputError
+
+ENV_VAR = "SITESIM_EMPIRICAL"
+FORMAT = "sitesim-empirical"
+
+#: Distribution fields of a model, in table order.
+FIELDS: tuple[str, ...] = (
+    "batch_width",
+    "inter_submission",
+    "think_time",
+    "think_time_all",
+    "size",
+    "runtime",
+    "run_size",
+    "run_runtime",
+    "repetitions",
+    "estimate_ratio",
+    "failed_runtime",
+)
+#: Fields that may be null (a trace without failed jobs has no failed runtimes).
+OPTIONAL: frozenset[str] = frozenset({"failed_runtime"})
+
+
+@define(slots=True)
+class EmpiricalModel:
+    """Submission and workpool distributions measured on one or more traces.
+
+    Submission: ``batch_width`` (jobs per batch), ``inter_submission`` (s between
+    submits inside a batch), ``think_time`` (s from the end of a batch's last job to the
+    next batch, within a session: [0, 1200]). Workpool: ``size``, ``runtime`` (per job),
+    ``run_size``/``run_runtime`` (per distinct job, for use with ``repetitions``),
+    ``estimate_ratio`` (requested/actual time), ``failed_runtime`` and
+    ``status_fractions`` (failed, completed, partial, cancelled, other).
+    """
+
+    name: str
+    batch_width: EmpiricalDiscrete
+    inter_submission: Distribution
+    think_time: Distribution
+    think_time_all: Distribution
+    size: EmpiricalDiscrete
+    runtime: Distribution
+    run_size: EmpiricalDiscrete
+    run_runtime: Distribution
+    repetitions: EmpiricalDiscrete
+    estimate_ratio: Distribution
+    failed_runtime: Distribution | None
+    status_fractions: dict[str, float]
+    #: Largest machine the sizes were measured on.
+    source_machine_size: int | None
+    summary: dict[str, Any] = field(factory=dict)
+    provenance: dict[str, Any] = field(factory=dict)
+
+    def distribution(self, name: str) -> Distribution:
+        """The distribution called ``name`` (one of :data:`FIELDS`)."""
+        if name not in FIELDS:
+            raise InputError(f"unknown model field {name!r} (known: {', '.join(FIELDS)})")
+        dist = getattr(self, name)
+        if dist is None:
+            raise InputError(f"model {self.name!r} has no data for {name!r}")
+        return dist
+
+    def size_for_machine(self, machine_size: int, rule: str = "clip", *, per_run: bool = False) -> EmpiricalDiscrete:
+        """Size distribution on a ``machine_size``-node machine.
+
+        ``clip``: sizes above the machine become ``machine_size``; ``truncate``: they
+        are dropped and the rest renormalised. ``per_run`` maps ``run_size`` instead.
+        """
+        if machine_size < 1:
+            raise InputError(f"machine size must be >= 1, not {machine_size}")
+        dist = self.run_size if per_run else self.size
+        if rule == "clip":
+            return dist.clipped(machine_size)
+        if rule == "truncate":
+            return dist.truncated(machine_size)
+        raise InputError(f"unknown size mapping rule {rule!r} (known: clip, truncate)")
+
+    def fitted(self, name: str, family: str) -> Distribution:
+        """A scipy.stats ``family`` fitted to field ``name`` (imports scipy lazily)."""
+        from sitesim.distributions.parametric import fit_to_distribution
+
+        return fit_to_distribution(family, self.distribution(name))
+
+    def sampler(self, name: str, rng: np.random.Generator, block: int = 4096) -> Callable[[], Any]:
+        """Fast zero-argument scalar sampler for field ``name`` (see :func:`make_sampler`)."""
+        return make_sampler(self.distribution(name), rng, block)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "<dict>") -> EmpiricalModel:
+        """Build a model from a parsed table; errors name ``where`` and the field."""
+        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+            raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
+        dists = data.get("distributions")
+        if not isinstance(dists, Mapping):
+            raise InputError("missing 'distributions'", path=where)
+        loaded: dict[str, Any] = {}
+        for name in FIELDS:
+            raw = dists.get(name)
+            if raw is None:
+                if name in OPTIONAL:
+                    loaded[name] = None
+                    continue
+                raise InputError("missing distribution", path=where, field=name)
+            try:
+                loaded[name] = distribution_from_dict(raw, where=where)
+            except InputError as exc:
+                raise InputError(exc.message, path=where, field=name) from None
+        for name in ("batch_width", "size", "run_size", "repetitions"):
+            if not isinstance(loaded[name], EmpiricalDiscrete):
+                raise InputError("must be a discrete distribution", path=where, field=name)
+        return cls(
+            name=str(data.get("name", Path(where).stem)),
+            status_fractions={k: float(v) for k, v in dict(data.get("status_fractions", {})).items()},
+            source_machine_size=data.get("source_machine_size"),
+            summary=dict(data.get("summary", {})),
+            provenance=dict(data.get("provenance", {})),
+            **loaded,
+        )
+
+
+def empirical_directory(directory: str | os.PathLike[str] | None = None) -> Path:
+    """Where the tables are: argument, else ``$SITESIM_EMPIRICAL``, else the repo's."""
+    if directory is not None:
+        return Path(directory)
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    return Path(sitesim.__file__).resolve().parent.parent / "empirical"
+
+
+def known_models(directory: str | os.PathLike[str] | None = None) -> list[str]:
+    """Names of the tables available in the resolved directory."""
+    d = empirical_directory(directory)
+    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
+
+
+def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | None = None) -> EmpiricalModel:
+    """Load the empirical model ``name`` (e.g. combined, SDSC-SP2, CTC-SP2, KTH-SP2)."""
+    d = empirical_directory(directory)
+    if not d.is_dir():
+        raise InputError(
+            f"empirical model directory not found (set {ENV_VAR} or pass directory=)", path=str(d)
+        )
+    path = d / f"{name}.json"
+    if not path.is_file():
+        known = ", ".join(known_models(d)) or "none"
+        raise InputError(f"unknown empirical model {name!r} (known: {known})", path=str(d))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
+    except OSError as exc:
+        raise InputError(f"cannot read model: {exc.strerror or exc}", path=str(path)) from None
+    return EmpiricalModel.from_dict(data, where=str(path))
