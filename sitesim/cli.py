@@ -128,6 +128,13 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f" utilisation {s['utilization']:.3f}, throughput {s['throughput_per_day']:.1f} jobs/day,"
         f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}"
     )
+    v = result.violations
+    print(
+        f"# dependency violations (docs/violations.md): submission {v['submission']}"
+        f" ({v['submission_fraction']:.2%}), execution ordering {v['execution']}"
+        f" ({v['execution_fraction']:.2%}) of {v['jobs']} jobs;"
+        f" {v['no_dependency']} without a dependency, {v['unresolved']} naming a job not replayed"
+    )
     return EXIT_OK
 
 

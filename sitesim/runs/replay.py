@@ -16,6 +16,7 @@ from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
+from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
 from sitesim.schedulers import make_scheduler
 from sitesim.workload.estimates import make_estimates
@@ -49,6 +50,8 @@ class ReplayResult:
     users: dict[int, dict[str, Any]]
     counts: dict[str, int]
     metrics: RunMetrics = field(repr=False)
+    #: Dependency violations (sitesim.metrics.violations; docs/violations.md).
+    violations: dict[str, Any] = field(factory=dict)
 
     def system_line(self) -> str:
         return system_line(self.summary, self.config.scheduler, len(self.users))
@@ -63,6 +66,7 @@ class ReplayResult:
                 "system": self.summary,
                 "users": {str(u): s for u, s in self.users.items()},
                 "trace_jobs": self.counts,
+                "violations": self.violations,
             },
         )
 
@@ -85,6 +89,8 @@ def run_replay(
         site = Site(env, Machine(nodes), make_scheduler(config.scheduler, nodes))
         metrics = RunMetrics(nodes)
         site.observe(metrics)
+        violations = ViolationCounter()
+        site.observe(violations)
         if debug:
             site.observe(EventLog())
         if out is not None:
@@ -95,11 +101,15 @@ def run_replay(
                 f"; sitesim: schedule of a conventional replay, scheduler {config.scheduler},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
-            site.observe(ScheduleWriter(schedule, header))
+            writer = ScheduleWriter(schedule, header)
+            site.observe(writer)
         replay = TraceReplay(site, reader, estimates, load_factor=config.load_factor, rng=rng)
         replay.start()
         env.run()
         metrics.close()
+        if out is not None:
+            writer.close()
+        violations.close()
         counts = attrs.asdict(replay.counts)
         result = ReplayResult(
             config=config,
@@ -108,6 +118,7 @@ def run_replay(
             users=metrics.user_summaries(),
             counts=counts,
             metrics=metrics,
+            violations=violations.summary(),
         )
         if out is not None:
             write_json(out / "summary.json", result.document())
