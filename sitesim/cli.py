@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-m", "--submittal", metavar="MODEL", help="users' submittal model (default batch)")
     parser.add_argument("-w", "--workpool", metavar="POOL", help="users' workpool model (default plain)")
     parser.add_argument(
-        "-s", "--scheduler", default="fcfs", metavar="POLICY",
+        "-s", "--scheduler", metavar="POLICY",
         help=f"scheduling policy (default fcfs). {schedulers}",
     )
     parser.add_argument(
@@ -85,10 +85,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-malformed", action="store_true",
         help="replay only: skip and count malformed SWF lines instead of stopping",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, help="random seed (default 0)")
+    parser.add_argument(
+        "--site", type=Path, metavar="TOML",
+        help="site-level: a site definition (e.g. models/paper.toml); other options override it",
+    )
+    parser.add_argument(
+        "--duration", type=_positive_float, metavar="DAYS",
+        help="site-level: simulated days (default 365; unlimited with --jobs alone)",
+    )
+    parser.add_argument(
+        "--jobs", type=_positive_int, metavar="N",
+        help="site-level: stop submitting after N jobs (and run until they end)",
+    )
+    parser.add_argument(
+        "--empirical", metavar="NAME",
+        help="site-level: empirical tables from empirical/NAME.json (default combined)",
+    )
     parser.add_argument(
         "--out", type=Path, metavar="DIR",
-        help="write summary.json, stats.txt and schedule.swf into DIR",
+        help="write summary.json, stats.txt and the SWF schedule/trace into DIR",
     )
     parser.add_argument("--version", action="version", version=f"sitesim {__version__}")
     return parser
@@ -98,16 +114,19 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
 
-    for flag, value in (("-u", args.users), ("-m", args.submittal), ("-w", args.workpool)):
+    for flag, value in (
+        ("-u", args.users), ("-m", args.submittal), ("-w", args.workpool), ("--site", args.site),
+        ("--duration", args.duration), ("--jobs", args.jobs), ("--empirical", args.empirical),
+    ):
         if value is not None:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
     config = ReplayConfig(
         trace=args.conventional,
-        scheduler=args.scheduler,
+        scheduler=args.scheduler or "fcfs",
         estimates=args.estimates or "trace",
         nodes=args.nodes,
         load_factor=args.load_factor,
-        seed=args.seed,
+        seed=args.seed or 0,
         skip_malformed=args.skip_malformed,
     )
     started = time.perf_counter()
@@ -138,6 +157,48 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return EXIT_OK
 
 
+def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from sitesim.runs.site import DAY, run_site
+    from sitesim.runs.sitefile import load_site_file, site_config
+
+    if args.load_factor != 1.0 or args.skip_malformed:
+        parser.error("--load-factor and --skip-malformed apply to trace replay (-c) only")
+    base = load_site_file(args.site) if args.site is not None else {}
+    overrides = {
+        "users": args.users,
+        "submittal": args.submittal,
+        "workpool": args.workpool,
+        "scheduler": args.scheduler,
+        "estimates": args.estimates,
+        "nodes": args.nodes,
+        "seed": args.seed,
+        "empirical": args.empirical,
+        "max_jobs": args.jobs,
+    }
+    if args.duration is not None:
+        overrides["duration"] = round(args.duration * DAY)
+    elif args.jobs is not None and "duration" not in base:
+        base["duration"] = None
+    config = site_config(base, overrides)
+    started = time.perf_counter()
+    result = run_site(config, out=args.out, debug=args.debug)
+    elapsed = time.perf_counter() - started
+    for line in result.table():
+        print(line)
+    s = result.summary
+    print(
+        f"# {s['submitted']} jobs submitted, {s['completed']} completed"
+        f" ({s['unfinished_queued']} queued and {s['unfinished_running']} running at the end)"
+        f" in {s['makespan'] / DAY:.1f} simulated days; simulated in {elapsed:.2f} s"
+    )
+    print(
+        f"# throughput {s['throughput_per_day']:.1f} jobs/day, utilisation {s['utilization']:.3f},"
+        f" mean wait {s['mean_wait']:.0f} s, mean response {s['mean_response']:.0f} s,"
+        f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}, killed {s['killed']}"
+    )
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["sweep"]:
@@ -149,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.conventional is not None:
             return _replay(args, parser)
-        raise InputError("site-level simulation (-u/-m/-w) is not yet available; use -c TRACE")
+        return _site_level(args, parser)
     except InputError as exc:
         print(f"sitesim: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

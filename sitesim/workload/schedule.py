@@ -18,31 +18,36 @@ STATUS_KILLED = STATUS_FAILED
 
 
 def job_record(job: Job) -> SwfRecord:
-    """The SWF record of an ended job: fields 2-4 from the simulation.
+    """The SWF record of a job after a run: fields 2-4 (and status) from the simulation.
 
     Replayed jobs keep every other field of their trace record; generated jobs fill
     size, requested processors and time (the estimate), user, executable, and the
     dependency fields 17 (preceding job) and 18 (think time).
+
+    A job cut off by the end of a run keeps its wait if it started (else -1) and its
+    intended runtime in field 4, so that replaying the trace presents the scheduler with
+    exactly the jobs it had; its status is -1 (unknown).
     """
-    ran = job.end - job.start
+    if job.end >= 0:
+        wait, run, status = job.start - job.submit, job.end - job.start, STATUS_COMPLETED
+        if job.killed:
+            status = STATUS_KILLED
+    else:
+        wait, run, status = (job.start - job.submit if job.start >= 0 else -1), job.runtime, -1
     source = job.source
     if isinstance(source, SwfRecord):
-        return evolve(
-            source,
-            submit_time=job.submit,
-            wait_time=job.start - job.submit,
-            run_time=ran,
-            status=STATUS_KILLED if job.killed else source.status,
-        )
+        if status == STATUS_COMPLETED:
+            status = source.status
+        return evolve(source, submit_time=job.submit, wait_time=wait, run_time=run, status=status)
     return SwfRecord(
         job_number=job.id,
         submit_time=job.submit,
-        wait_time=job.start - job.submit,
-        run_time=ran,
+        wait_time=wait,
+        run_time=run,
         allocated_processors=job.size,
         requested_processors=job.size,
         requested_time=job.estimate,
-        status=STATUS_KILLED if job.killed else STATUS_COMPLETED,
+        status=status,
         user_id=job.user,
         executable=job.executable,
         preceding_job=job.preceding,
@@ -51,36 +56,47 @@ def job_record(job: Job) -> SwfRecord:
 
 
 class ScheduleWriter:
-    """Site observer that streams ended jobs to an open text file in arrival order."""
+    """Site observer that streams jobs to an open text file in arrival order.
+
+    A job is written once it and every earlier arrival have ended; :meth:`close` writes
+    what is left (jobs still queued or running when a run is cut off) in arrival order.
+    """
 
     def __init__(self, out: IO[str], header: list[str]) -> None:
         self.out = out
         self.written = 0
-        self._pending: dict[int, Job] = {}
+        self._open: dict[int, Job] = {}
         self._next_seq = 0
         for line in header:
             out.write(line if line.startswith(";") else "; " + line)
             out.write("\n")
 
+    def on_submit(self, job: Job) -> None:
+        self._open[job.seq] = job
+
     def on_end(self, job: Job) -> None:
         if job.seq != self._next_seq:
-            self._pending[job.seq] = job
             return
-        self._write(job)
-        pending = self._pending
-        while pending:
-            nxt = pending.pop(self._next_seq, None)
-            if nxt is None:
+        jobs = self._open
+        while True:
+            nxt = jobs.get(self._next_seq)
+            if nxt is None or nxt.end < 0:
                 break
+            del jobs[self._next_seq]
             self._write(nxt)
+
+    def close(self) -> None:
+        """Write every job not yet written (unfinished ones too), in arrival order."""
+        for seq in sorted(self._open):
+            self._write(self._open.pop(seq))
 
     def _write(self, job: Job) -> None:
         self.out.write(format_record(job_record(job)))
         self.out.write("\n")
         self.written += 1
-        self._next_seq += 1
+        self._next_seq = job.seq + 1
 
     @property
     def unfinished(self) -> int:
-        """Ended jobs still held back by an earlier job that has not ended."""
-        return len(self._pending)
+        """Jobs submitted but not yet written."""
+        return len(self._open)

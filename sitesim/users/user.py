@@ -1,0 +1,105 @@
+"""A simulated user: one SimPy process running a session of batches.
+
+The user submits a batch (``batch width`` jobs, one inter-submission time apart), waits
+until every job of the batch has ended, thinks, and starts the next batch. The site
+records in each job the dependency the user actually had: SWF field 17 names the job of
+the previous batch that ended last (the completion the user waited for) and field 18
+is the time from that completion to this submission; first-batch jobs have -1.
+
+Sessions never end here: as in the paper's experiments, the population is a static
+set of concurrently active sessions (think times within a session are at most 20 min).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+import simpy
+
+from sitesim.engine.site import Site
+from sitesim.users.submittal import SubmittalModel
+from sitesim.users.workpool import WorkpoolModel
+from sitesim.workload.estimates import EstimateModel
+from sitesim.workload.job import Job
+
+
+def user_streams(seed: int, users: int) -> list[tuple[np.random.Generator, ...]]:
+    """Independent (submittal, workpool, estimates) generators for each user.
+
+    Spawned from one seed, so a user's draws depend only on the seed and the user's
+    number, not on the scheduler or on the other users.
+    """
+    root = np.random.SeedSequence(seed)
+    return [
+        tuple(np.random.default_rng(s) for s in child.spawn(3)) for child in root.spawn(users)
+    ]
+
+
+class User:
+    """A user who submits batches and reacts to their completion."""
+
+    def __init__(
+        self,
+        uid: int,
+        site: Site,
+        submittal: SubmittalModel,
+        workpool: WorkpoolModel,
+        estimates: EstimateModel,
+        estimate_rng: np.random.Generator,
+        *,
+        max_jobs: int | None = None,
+    ) -> None:
+        self.uid = uid
+        self.site = site
+        self.submittal = submittal
+        self.workpool = workpool
+        self.estimates = estimates
+        self.estimate_rng = estimate_rng
+        self.max_jobs = max_jobs
+        self.batches = 0
+
+    def run(self) -> Generator[simpy.Event, Any, None]:
+        """The session, as a SimPy process."""
+        env = self.site.env
+        site = self.site
+        submittal = self.submittal
+        waited: Job | None = None
+        while True:
+            width = submittal.batch_width()
+            ends: list[simpy.Event] = []
+            batch: list[Job] = []
+            for k in range(width):
+                if k:
+                    yield env.timeout(submittal.gap())
+                if self.max_jobs is not None and site.submitted >= self.max_jobs:
+                    break
+                job = self._make_job(int(env.now), waited)
+                site.submit(job)
+                ends.append(site.watch(job))
+                batch.append(job)
+            if not batch:
+                return
+            self.batches += 1
+            yield env.all_of(ends)
+            # The completion the user waited for: the batch's last end (ties: the job
+            # processed last at that instant, i.e. the latest arrival).
+            waited = max(batch, key=lambda j: (j.end, j.seq))
+            if len(batch) < width:
+                return
+            yield env.timeout(submittal.think())
+
+    def _make_job(self, now: int, waited: Job | None) -> Job:
+        drawn = self.workpool.next_job()
+        return Job(
+            id=-1,
+            submit=now,
+            size=drawn.size,
+            runtime=drawn.runtime,
+            estimate=self.estimates.estimate(drawn.runtime, -1, self.estimate_rng),
+            user=self.uid,
+            preceding=waited.id if waited is not None else -1,
+            think=now - waited.end if waited is not None else -1,
+            executable=drawn.executable,
+        )

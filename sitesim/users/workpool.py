@@ -1,0 +1,81 @@
+"""Workpool models: the jobs a user submits (paper section 4).
+
+A workpool draws a job's size and runtime and repeats it: users run the same job several
+times in a row ("locality of sampling"), so each drawn job is submitted as many times as
+a draw from the repetitions distribution says, with the same size, runtime and
+executable number (SWF field 14, so trace analysis can find the repetitions again).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+from attrs import define
+
+from sitesim.distributions import EmpiricalModel, make_sampler
+from sitesim.registry import Registry
+
+WORKPOOL_MODELS: Registry[type[WorkpoolModel]] = Registry("workpool model", "--workpool")
+
+
+@define(slots=True, frozen=True)
+class WorkpoolJob:
+    """What a user submits: ``size`` nodes for ``runtime`` seconds of program ``executable``."""
+
+    size: int
+    runtime: int
+    executable: int
+
+
+class WorkpoolModel(ABC):
+    """Where a user's jobs come from; one instance (and random stream) per user."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+
+    def __init__(self, tables: EmpiricalModel, rng: np.random.Generator, nodes: int) -> None:
+        self.tables = tables
+        self.rng = rng
+        self.nodes = nodes
+
+    @abstractmethod
+    def next_job(self) -> WorkpoolJob:
+        """The next job this user submits."""
+
+
+@WORKPOOL_MODELS.register
+class PlainWorkpool(WorkpoolModel):
+    """Empirical size and runtime of distinct jobs, each repeated per the repetitions table.
+
+    Sizes measured on larger machines are clipped to the simulated machine (a job that
+    used more nodes than there are becomes a whole-machine job); runtimes are whole
+    seconds, at least 1.
+    """
+
+    name = "plain"
+    summary = "empirical sizes and runtimes, repeated per the empirical repetitions"
+
+    def __init__(self, tables: EmpiricalModel, rng: np.random.Generator, nodes: int) -> None:
+        super().__init__(tables, rng, nodes)
+        size_rng, runtime_rng, reps_rng = rng.spawn(3)
+        self._size = make_sampler(tables.size_for_machine(nodes, per_run=True), size_rng)
+        self._runtime = tables.sampler("run_runtime", runtime_rng)
+        self._reps = tables.sampler("repetitions", reps_rng)
+        self._current: WorkpoolJob | None = None
+        self._left = 0
+        self._programs = 0
+
+    def next_job(self) -> WorkpoolJob:
+        if self._left <= 0:
+            self._programs += 1
+            self._current = WorkpoolJob(
+                size=int(self._size()),
+                runtime=max(1, round(self._runtime())),
+                executable=self._programs,
+            )
+            self._left = max(1, int(self._reps()))
+        self._left -= 1
+        assert self._current is not None
+        return self._current
