@@ -63,6 +63,8 @@ class Site:
         job.submit = int(self.env.now)
         job.seq = self._seq
         self._seq += 1
+        if job.id < 0:  # generated jobs are numbered in arrival order, from 1
+            job.id = job.seq + 1
         self.submitted += 1
         self.scheduler.enqueue(job, job.submit)
         for hook in self._submit_hooks:
