@@ -1,0 +1,191 @@
+"""The processor-availability profile of conservative backfilling.
+
+Mu'alem & Feitelson (2001, section 2.1) keep "a profile of the expected processor usage
+at future times" and scan it for an *anchor point*: the first time at which enough
+processors are free and stay free for the job's whole estimated runtime. The same
+profile, read as a list of frames, is Cirne & Berman's *availability list*: what an
+application scheduler (their Gas) reads to choose its request.
+
+The profile is a step function kept as two parallel sorted lists: ``times[i]`` is a
+breakpoint and ``free[i]`` the number of free nodes from it up to the next breakpoint;
+the last frame extends forever. Lists with :mod:`bisect` rather than the paper's
+linked list: locating a time is O(log n), and an insertion or deletion is one
+``memmove``, far cheaper in Python than walking linked nodes. Adjacent frames with the
+same value are always merged, so the length stays proportional to the number of jobs
+whose (expected) end lies in the future, and every scan stops at the first frame that
+decides it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+
+#: One frame of the availability list: (start, end or None for "forever", free nodes).
+Frame = tuple[int, int | None, int]
+
+
+class Profile:
+    """Free nodes of a ``nodes``-node machine as a function of future time."""
+
+    __slots__ = ("nodes", "times", "free", "_pmax")
+
+    def __init__(self, nodes: int, origin: int = 0) -> None:
+        if nodes < 1:
+            raise ValueError(f"a profile needs at least one node, got {nodes}")
+        self.nodes = nodes
+        self.times: list[int] = [origin]
+        self.free: list[int] = [nodes]
+        # Running maximum of ``free`` (see max_free_before); None when stale.
+        self._pmax: list[int] | None = None
+
+    # -- queries -------------------------------------------------------------------
+    def free_at(self, t: int) -> int:
+        """Free nodes at time ``t`` (not before the profile's origin)."""
+        return self.free[self._frame(t)]
+
+    def frames(self, now: int | None = None) -> list[Frame]:
+        """The availability list from ``now`` (default: the origin) on."""
+        times, free = self.times, self.free
+        i = 0 if now is None else self._frame(now)
+        out: list[Frame] = []
+        last = len(times) - 1
+        for k in range(i, last + 1):
+            start = times[k] if now is None or k > i else max(times[k], now)
+            out.append((start, times[k + 1] if k < last else None, free[k]))
+        return out
+
+    def max_free_before(self, t: int) -> int:
+        """The most nodes free at any time from the origin up to (excluding) ``t``.
+
+        A cheap necessary condition for compression: a job of more nodes than this
+        cannot start before ``t``, so it need not be scanned for. The running maximum
+        is rebuilt (at C speed) only after the profile changes.
+        """
+        pmax = self._pmax
+        if pmax is None:
+            pmax = self._pmax = list(accumulate(self.free, max))
+        i = bisect_left(self.times, t) - 1
+        return pmax[i] if i >= 0 else 0
+
+    def earliest(
+        self,
+        now: int,
+        size: int,
+        duration: int,
+        latest: int | None = None,
+        own: int = 0,
+    ) -> int:
+        """The anchor point: first time >= ``now`` with ``size`` nodes free for ``duration``.
+
+        With ``latest`` (a start known to be feasible), the scan stops there and returns
+        it, so compression never scans past a job's current reservation. ``own`` is the
+        size of the job's own reservation at ``[latest, latest + duration)``, counted as
+        free without removing it: every window tried starts before ``latest`` and so
+        ends before ``latest + duration``, which makes "frames from ``latest`` on get
+        ``own`` back" exact, and spares the split/merge of a release and re-reserve for
+        the (common) job that does not move.
+        """
+        if size > self.nodes:
+            raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
+        times, free = self.times, self.free
+        n = len(times)
+        i = self._frame(now)
+        back_from = latest if own else None
+        while i < n:
+            anchor = times[i] if times[i] > now else now
+            if latest is not None and anchor >= latest:
+                return latest
+            f = free[i]
+            if back_from is not None and times[i] >= back_from:
+                f += own
+            if f < size:
+                i += 1
+                continue
+            end = anchor + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                f = free[j]
+                if back_from is not None and times[j] >= back_from:
+                    f += own
+                if f < size:
+                    break
+                j += 1
+            else:
+                return anchor
+            # Every anchor up to frame j would overlap frame j: resume after it.
+            i = j + 1
+        raise AssertionError("the last frame of a profile is always fully free")
+
+    # -- updates -------------------------------------------------------------------
+    def reserve(self, start: int, end: int, size: int) -> None:
+        """Take ``size`` nodes over ``[start, end)``."""
+        self._add(start, end, -size)
+
+    def release(self, start: int, end: int, size: int) -> None:
+        """Give back ``size`` nodes over ``[start, end)`` (a job ended early, or moved)."""
+        self._add(start, end, size)
+
+    def advance(self, now: int) -> None:
+        """Forget the past: the profile starts at ``now`` (times never go back)."""
+        times = self.times
+        if now <= times[0]:
+            return
+        i = bisect_right(times, now) - 1
+        if i:
+            del times[:i]
+            del self.free[:i]
+            self._pmax = None
+        times[0] = now
+
+    # -- internals -----------------------------------------------------------------
+    def _frame(self, t: int) -> int:
+        i = bisect_right(self.times, t) - 1
+        if i < 0:
+            raise ValueError(f"time {t} is before the profile's origin {self.times[0]}")
+        return i
+
+    def _split(self, t: int) -> int:
+        """Make ``t`` a breakpoint and return its index."""
+        times = self.times
+        i = bisect_left(times, t)
+        if i < len(times) and times[i] == t:
+            return i
+        if i == 0:
+            raise ValueError(f"time {t} is before the profile's origin {times[0]}")
+        times.insert(i, t)
+        self.free.insert(i, self.free[i - 1])
+        return i
+
+    def _add(self, start: int, end: int, delta: int) -> None:
+        if start >= end or delta == 0:
+            return
+        i = self._split(start)
+        j = self._split(end)
+        free = self.free
+        nodes = self.nodes
+        for k in range(i, j):
+            v = free[k] + delta
+            if v < 0 or v > nodes:
+                raise RuntimeError(
+                    f"profile would have {v} free nodes of {nodes} at time {self.times[k]}"
+                )
+            free[k] = v
+        # Only the two edges can have become equal to their neighbour: merge them.
+        times = self.times
+        if free[j] == free[j - 1]:
+            del times[j]
+            del free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i]
+            del free[i]
+        self._pmax = None
+
+    def check(self) -> None:
+        """Raise AssertionError unless the invariants hold (for tests and debugging)."""
+        times, free = self.times, self.free
+        assert len(times) == len(free) >= 1
+        assert all(a < b for a, b in zip(times, times[1:])), "breakpoints not sorted"
+        assert all(a != b for a, b in zip(free, free[1:])), "equal frames not merged"
+        assert all(0 <= f <= self.nodes for f in free), "free out of range"
+        assert free[-1] == self.nodes, "last frame not fully free"
