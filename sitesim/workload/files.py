@@ -41,10 +41,12 @@ def atomic_text_write(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
             gz = None
             text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         yield text
+        # Detach before closing the gzip stream: detaching flushes, which must not
+        # reach an already closed GzipFile.
         text.flush()
+        text.detach()
         if gz is not None:
             gz.close()
-        text.detach()
         raw.close()
         os.replace(tmp, p)
     except BaseException:

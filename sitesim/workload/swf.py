@@ -204,16 +204,20 @@ class SwfReader:
         self._lineno = 0
         self._pending: str | None = None
         lines: list[str] = []
-        for raw in self._file:
-            self._lineno += 1
-            stripped = raw.strip()
-            if not stripped:
-                continue
-            if stripped.startswith(";"):
-                lines.append(raw.rstrip("\r\n"))
-                continue
-            self._pending = raw
-            break
+        try:
+            for raw in self._file:
+                self._lineno += 1
+                stripped = raw.strip()
+                if not stripped:
+                    continue
+                if stripped.startswith(";"):
+                    lines.append(raw.rstrip("\r\n"))
+                    continue
+                self._pending = raw
+                break
+        except (OSError, EOFError) as exc:  # not gzip, or cut short, within the header
+            self._file.close()
+            raise InputError(f"cannot read trace: {exc}", path=self.path, line=self._lineno) from None
         self.header = SwfHeader(lines)
 
     def __iter__(self) -> Iterator[SwfRecord]:
