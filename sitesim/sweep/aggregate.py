@@ -1,0 +1,86 @@
+"""Replications to confidence intervals: rows grouped by config minus seed.
+
+For each group and metric: n, the mean, and the half-width of the two-sided
+Student-t confidence interval, t(1 - (1 - c)/2, n - 1) * s / sqrt(n) with s the
+sample standard deviation. Runs of one configuration that differ only in their seed
+are independent replications, which is what the interval assumes. With n = 1 the
+half-width is undefined and left empty; empty metric cells (violations of site runs)
+are ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Iterable, Sequence
+from typing import IO
+
+from sitesim.sweep.grid import CONFIG_COLUMNS, format_cell
+from sitesim.sweep.run import METRIC_COLUMNS
+from sitesim.sweep.store import read_rows, sort_key
+
+Row = dict[str, str]
+GROUP_COLUMNS: tuple[str, ...] = tuple(c for c in CONFIG_COLUMNS if c != "seed")
+
+
+def t_quantile(probability: float, dof: int) -> float:
+    """Student-t quantile (scipy, imported only when intervals are computed)."""
+    from scipy.stats import t
+
+    return float(t.ppf(probability, dof))
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float | None]:
+    """Mean and CI half-width (None with fewer than two values)."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return mean, None
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, t_quantile(0.5 + confidence / 2, n - 1) * math.sqrt(var / n)
+
+
+def aggregate(
+    rows: Iterable[Row], metrics: Sequence[str] = METRIC_COLUMNS, confidence: float = 0.95
+) -> list[Row]:
+    """One row per configuration: group cells, ``n``, then ``M_mean``, ``M_ci`` per metric."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    groups: dict[tuple[str, ...], list[Row]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[c] for c in GROUP_COLUMNS), []).append(row)
+    out = []
+    for key in sorted(groups, key=sort_key):
+        members = groups[key]
+        summary = dict(zip(GROUP_COLUMNS, key, strict=True))
+        summary["n"] = str(len(members))
+        for metric in metrics:
+            values = [float(r[metric]) for r in members if r.get(metric, "") != ""]
+            if values:
+                mean, half = mean_ci(values, confidence)
+            else:
+                mean, half = None, None
+            summary[f"{metric}_mean"] = format_cell(mean)
+            summary[f"{metric}_ci"] = format_cell(half)
+        out.append(summary)
+    return out
+
+
+def summary_columns(metrics: Sequence[str] = METRIC_COLUMNS) -> list[str]:
+    return [*GROUP_COLUMNS, "n", *(f"{m}_{s}" for m in metrics for s in ("mean", "ci"))]
+
+
+def summarize_csv(
+    path: str | os.PathLike[str],
+    out: IO[str],
+    metrics: Sequence[str] = METRIC_COLUMNS,
+    confidence: float = 0.95,
+) -> int:
+    """Write the aggregate of a sweep CSV to ``out``; returns the number of groups."""
+    _, rows = read_rows(path)
+    summary = aggregate(rows, metrics, confidence)
+    writer = csv.DictWriter(out, summary_columns(metrics), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(summary)
+    return len(summary)

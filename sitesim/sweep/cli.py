@@ -1,0 +1,151 @@
+"""``sitesim sweep``: run a parameter grid into a CSV, or summarize one.
+
+    sitesim sweep --out runs.csv [--grid grid.toml] [--users 5,10,20] [--scheduler fcfs,easy]
+                  [--replications 3] [--jobs N | --scheduler-address ADDR | --serial]
+    sitesim sweep --summarize runs.csv [--metrics mean_wait,utilization] [--output FILE]
+
+Flags override the same keys of the TOML grid. Exit status: 0 success, 1 some runs
+failed (rerun to retry them), 2 usage error or bad input, 130 interrupted (rerun to
+resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sitesim.errors import InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+def _list(convert: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    def parse(text: str) -> list[Any]:
+        try:
+            return [convert(item.strip()) for item in text.split(",") if item.strip()]
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _nodes(text: str) -> int | None:
+    return None if text == "trace" else int(text)
+
+
+#: Grid flags: (name, converter, help).
+GRID_FLAGS: tuple[tuple[str, Callable[[str], Any], str], ...] = (
+    ("mode", str, "site and/or replay (default site)"),
+    ("users", int, "site: number of users (default 10)"),
+    ("submittal", str, "site: submittal models (default batch)"),
+    ("workpool", str, "site: workpool models (default plain)"),
+    ("scheduler", str, "scheduling policies (default fcfs)"),
+    ("estimates", str, "runtime-estimate models (default exact for site, trace for replay)"),
+    ("seed", int, "base seeds (default 0)"),
+    ("load_factor", float, "replay: load factors (default 1)"),
+    ("trace", str, "replay: SWF traces"),
+    ("nodes", _nodes, "machine sizes (default 128; replay: 'trace' = the trace header's)"),
+    ("duration", str, "site: simulated time, seconds or with s/m/h/d/w/y (default 1y)"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitesim sweep",
+        description="Run a grid of simulations in parallel into a tidy, resumable CSV"
+        " (one row per run), or summarize replications with confidence intervals.",
+        epilog="Lists are comma-separated. Docs: docs/sweeps.md.",
+    )
+    parser.add_argument("-o", "--out", type=Path, metavar="CSV", help="the results CSV (resumed if it exists)")
+    parser.add_argument("--grid", type=Path, metavar="FILE", help="TOML grid (top level or [grid] table)")
+    for name, convert, text in GRID_FLAGS:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, type=_list(convert),
+                            metavar="LIST", help=text)
+    parser.add_argument("--replications", type=int, metavar="N",
+                        help="seeds s, s+1, ..., s+N-1 for each base seed s (default 1)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("-j", "--jobs", type=int, metavar="N", help="local worker processes (default: CPUs)")
+    where.add_argument("--scheduler-address", metavar="ADDR", help="run on this dask.distributed scheduler")
+    where.add_argument("--serial", action="store_true", help="run in this process, one at a time")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--summarize", type=Path, metavar="CSV",
+                        help="print mean and confidence interval per configuration (over seeds)")
+    parser.add_argument("--metrics", type=_list(str), metavar="LIST", help="--summarize: metrics to include")
+    parser.add_argument("--confidence", type=float, default=0.95, help="--summarize: level (default 0.95)")
+    parser.add_argument("--output", type=Path, metavar="FILE", help="--summarize: write here, not stdout")
+    return parser
+
+
+def grid_spec(args: argparse.Namespace) -> dict[str, Any]:
+    """TOML grid, then flags given on the command line on top of it."""
+    from sitesim.sweep.grid import load_grid_toml
+
+    spec: dict[str, Any] = dict(load_grid_toml(args.grid)) if args.grid else {}
+    for name, _, _ in GRID_FLAGS:
+        value = getattr(args, name)
+        if value is not None:
+            spec[name] = value
+    if args.replications is not None:
+        spec["replications"] = args.replications
+    return spec
+
+
+def _summarize(args: argparse.Namespace) -> int:
+    from sitesim.sweep.aggregate import summarize_csv
+    from sitesim.sweep.run import METRIC_COLUMNS
+
+    metrics = args.metrics or list(METRIC_COLUMNS)
+    unknown = sorted(set(metrics) - set(METRIC_COLUMNS))
+    if unknown:
+        raise InputError(f"unknown metric(s) {', '.join(unknown)} (known: {', '.join(METRIC_COLUMNS)})",
+                         field="--metrics")
+    if not args.summarize.exists():
+        raise InputError("no such file", path=str(args.summarize))
+    if args.output is not None:
+        from sitesim.workload.files import atomic_text_write
+
+        with atomic_text_write(args.output) as out:
+            groups = summarize_csv(args.summarize, out, metrics, args.confidence)
+        print(f"# {groups} configurations written to {args.output}", file=sys.stderr)
+    else:
+        summarize_csv(args.summarize, sys.stdout, metrics, args.confidence)
+    return EXIT_OK
+
+
+def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from sitesim.sweep.executors import DaskExecutor
+    from sitesim.sweep.grid import grid_from_mapping
+    from sitesim.sweep.runner import run_sweep
+
+    if args.out is None:
+        parser.error("give --out CSV (or --summarize CSV)")
+    grid = grid_from_mapping(grid_spec(args), origin=str(args.grid or "command line"))
+    executor: Any = None
+    if args.scheduler_address:
+        executor = DaskExecutor(address=args.scheduler_address)
+    elif args.serial:
+        executor = "serial"
+    report = run_sweep(grid, args.out, executor, jobs=args.jobs, progress=not args.no_progress)
+    print(f"# {report.total} runs: {report.existing} already in {args.out}, {report.ran} run now,"
+          f" {len(report.failed)} failed", file=sys.stderr)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        if args.summarize is not None:
+            return _summarize(args)
+        return _sweep(args, parser)
+    except InputError as exc:
+        print(f"sitesim sweep: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("sitesim sweep: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130

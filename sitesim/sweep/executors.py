@@ -1,0 +1,143 @@
+"""Where sweep runs execute: in this process, in local processes, or on a dask cluster.
+
+An executor only has to run a function over points and hand back each outcome as it
+finishes, in any order; the store sorts rows at the end, so the CSV does not depend
+on the executor. Errors inside a run are caught on the worker and returned as text,
+so one failing point is reported without stopping the others.
+
+dask is optional (``pip install 'sitesim[dask]'``) and imported only when used.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any, Protocol
+
+from attrs import define
+
+from sitesim.errors import InputError
+from sitesim.sweep.grid import Point
+
+Row = dict[str, str]
+RunFunction = Callable[[Point], Row]
+
+
+@define(frozen=True, slots=True)
+class Outcome:
+    """What came back from one run: a row, or the error that stopped it."""
+
+    point: Point
+    row: Row | None
+    error: str | None = None
+
+
+def guarded(run: RunFunction, point: Point) -> Outcome:
+    """Run ``point``, catching any exception as text (exceptions may not unpickle)."""
+    try:
+        return Outcome(point, run(point))
+    except Exception as exc:  # noqa: BLE001 - reported per point, the sweep goes on
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return Outcome(point, None, detail)
+
+
+class Executor(Protocol):
+    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+        """Yield one outcome per point, in completion order."""
+        ...
+
+
+class SerialExecutor:
+    """Runs points one after another in this process (debugging, tests)."""
+
+    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+        for point in points:
+            yield guarded(run, point)
+
+
+class ProcessExecutor:
+    """Local worker processes; ``jobs`` defaults to the number of CPUs.
+
+    At most ``2 * jobs`` runs are queued at once, so an interrupt leaves little to
+    cancel and a huge grid does not create all its futures up front.
+    """
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs or os.cpu_count() or 1
+
+    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+        task = functools.partial(guarded, run)
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, max(len(points), 1)))
+        try:
+            todo = iter(points)
+            pending = set()
+            for point in todo:
+                pending.add(pool.submit(task, point))
+                if len(pending) >= 2 * self.jobs:
+                    break
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(task, nxt))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor:
+    """A dask.distributed cluster, given a ``Client`` or a scheduler address.
+
+    A client passed in stays open (it belongs to the caller); one made from an
+    address is closed when the sweep ends. Workers must be able to import sitesim
+    and read the traces at the same paths.
+    """
+
+    def __init__(self, client: Any = None, *, address: str | None = None) -> None:
+        if (client is None) == (address is None):
+            raise ValueError("give a dask Client or a scheduler address, not both")
+        self.client = client
+        self.address = address
+
+    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+        try:
+            from dask.distributed import Client, as_completed
+        except ImportError:
+            raise InputError(
+                "the dask executor needs dask.distributed: pip install 'sitesim[dask]'"
+            ) from None
+        client = self.client if self.client is not None else Client(self.address)
+        futures = []
+        try:
+            if not points:
+                return
+            task = functools.partial(guarded, run)
+            futures = client.map(task, list(points), pure=False)
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+            if self.client is None:
+                client.close()
+
+
+def is_dask_client(obj: Any) -> bool:
+    return type(obj).__module__.startswith("distributed") and hasattr(obj, "map")
+
+
+def make_executor(executor: Any = None, *, jobs: int | None = None) -> Executor:
+    """An executor from a name (``processes``, ``serial``), a dask Client, or itself."""
+    if executor is None or executor == "processes":
+        return ProcessExecutor(jobs)
+    if executor == "serial":
+        return SerialExecutor()
+    if is_dask_client(executor):
+        return DaskExecutor(executor)
+    if hasattr(executor, "map_unordered"):
+        return executor  # type: ignore[no-any-return]
+    raise ValueError(f"unknown executor {executor!r}")

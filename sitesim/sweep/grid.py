@@ -1,0 +1,234 @@
+"""Sweep grids: which runs a sweep is made of, and the key that names each run.
+
+A grid gives a list of values per parameter; the sweep is their Cartesian product,
+taken per mode, over the parameters that mode uses (docs/sweeps.md):
+
+- ``site`` runs vary users, submittal, workpool, scheduler, estimates, nodes,
+  duration and seed;
+- ``replay`` runs vary trace, load_factor, scheduler, estimates, nodes and seed.
+
+Parameters a mode does not use are left empty (None, an empty CSV cell) rather than
+multiplied in, so adding a trace to a mixed grid does not duplicate every site run.
+A point's *key* is its config columns formatted as text, exactly as they are written
+to the CSV; resuming compares keys, so formatting must never depend on the machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field
+
+from sitesim.errors import InputError
+
+MODES = ("site", "replay")
+DAY = 86_400
+
+#: Config columns of the CSV, in order; ``seed`` last so groups of replications sort together.
+CONFIG_COLUMNS: tuple[str, ...] = (
+    "mode", "trace", "load_factor", "users", "submittal", "workpool",
+    "scheduler", "estimates", "nodes", "duration", "seed",
+)
+#: Parameters used by each mode (the others stay None).
+MODE_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "site": ("users", "submittal", "workpool", "scheduler", "estimates", "nodes", "duration", "seed"),
+    "replay": ("trace", "load_factor", "scheduler", "estimates", "nodes", "seed"),
+}
+#: Estimate model when the grid names none: the paper's setting for each mode.
+DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
+
+Key = tuple[str, ...]
+
+
+def format_cell(value: Any) -> str:
+    """Canonical CSV text of a value: the same bytes on every machine and executor.
+
+    Floats get 10 significant digits (``repr`` would also be exact, but noisy for
+    human reading); whole floats are written without a decimal point so that a load
+    factor of ``1`` and ``1.0`` name the same run.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) or hasattr(value, "__float__"):
+        x = float(value)
+        if math.isnan(x):
+            return "nan"
+        if x == 0.0:
+            return "0"
+        return format(x, ".10g")
+    return str(value)
+
+
+@define(frozen=True, slots=True)
+class Point:
+    """One run of a sweep; fields a mode does not use are None."""
+
+    mode: str
+    scheduler: str
+    estimates: str
+    seed: int
+    nodes: int | None = None
+    trace: str | None = None
+    load_factor: float | None = None
+    users: int | None = None
+    submittal: str | None = None
+    workpool: str | None = None
+    duration: int | None = None
+
+    def key(self) -> Key:
+        return tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
+
+    def cells(self) -> dict[str, str]:
+        return dict(zip(CONFIG_COLUMNS, self.key(), strict=True))
+
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,)
+
+
+@define(frozen=True, slots=True)
+class Grid:
+    """Lists of values per parameter (a scalar is a one-value list); see the module doc."""
+
+    mode: tuple[str, ...] = field(default=("site",), converter=_tuple)
+    users: tuple[int, ...] = field(default=(10,), converter=_tuple)
+    submittal: tuple[str, ...] = field(default=("batch",), converter=_tuple)
+    workpool: tuple[str, ...] = field(default=("plain",), converter=_tuple)
+    scheduler: tuple[str, ...] = field(default=("fcfs",), converter=_tuple)
+    #: None: the mode's default (exact for site, trace for replay).
+    estimates: tuple[str | None, ...] = field(default=(None,), converter=_tuple)
+    seed: tuple[int, ...] = field(default=(0,), converter=_tuple)
+    #: Each base seed s becomes s, s+1, ..., s+replications-1.
+    replications: int = 1
+    load_factor: tuple[float, ...] = field(default=(1.0,), converter=_tuple)
+    trace: tuple[str, ...] = field(default=(), converter=_tuple)
+    #: None: 128 for site runs, the trace header's machine size for replays.
+    nodes: tuple[int | None, ...] = field(default=(None,), converter=_tuple)
+    duration: tuple[int, ...] = field(default=(365 * DAY,), converter=_tuple)
+
+    def seeds(self) -> tuple[int, ...]:
+        if self.replications < 1:
+            raise InputError(f"replications must be at least 1, got {self.replications}",
+                             field="replications")
+        out = (s + r for s in self.seed for r in range(self.replications))
+        return tuple(dict.fromkeys(out))
+
+    def points(self) -> list[Point]:
+        """The runs of this grid, validated, without duplicates, in grid order."""
+        _validate(self)
+        points: dict[Key, Point] = {}
+        for mode in self.mode:
+            for point in _expand_mode(self, mode):
+                points.setdefault(point.key(), point)
+        return list(points.values())
+
+
+def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
+    seeds = grid.seeds()
+    estimates = tuple(e or DEFAULT_ESTIMATES[mode] for e in grid.estimates)
+    if mode == "site":
+        nodes = tuple(n or 128 for n in grid.nodes)
+        for users, sub, pool, sched, est, n, dur, seed in itertools.product(
+            grid.users, grid.submittal, grid.workpool, grid.scheduler, estimates,
+            nodes, grid.duration, seeds,
+        ):
+            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
+                        users=users, submittal=sub, workpool=pool, duration=dur)
+    else:
+        for trace, lf, sched, est, n, seed in itertools.product(
+            grid.trace, grid.load_factor, grid.scheduler, estimates, grid.nodes, seeds,
+        ):
+            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
+                        trace=trace, load_factor=float(lf))
+
+
+def _validate(grid: Grid) -> None:
+    from sitesim.schedulers import available
+    from sitesim.workload.estimates import estimate_models
+
+    for mode in grid.mode:
+        if mode not in MODES:
+            raise InputError(f"unknown mode {mode!r} (known: site, replay)", field="mode")
+    if "replay" in grid.mode:
+        if not grid.trace:
+            raise InputError("replay runs need at least one trace", field="trace")
+        for trace in grid.trace:
+            if not Path(trace).exists():
+                raise InputError(f"trace not found: {trace}", field="trace")
+    known = available()
+    for name in grid.scheduler:
+        if name not in known:
+            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(sorted(known))})",
+                             field="scheduler")
+    models = estimate_models()
+    for spec in grid.estimates:
+        if spec is not None and spec.partition(":")[0] not in models:
+            raise InputError(f"unknown estimate model {spec!r}", field="estimates")
+    for name, values in (("users", grid.users), ("duration", grid.duration)):
+        if any(not isinstance(v, int) or v < 1 for v in values):
+            raise InputError(f"{name} must be positive whole numbers, got {list(values)}", field=name)
+    if any(n is not None and (not isinstance(n, int) or n < 1) for n in grid.nodes):
+        raise InputError(f"nodes must be positive whole numbers, got {list(grid.nodes)}", field="nodes")
+    if any(not lf > 0 for lf in grid.load_factor):
+        raise InputError(f"load factors must be positive, got {list(grid.load_factor)}",
+                         field="load_factor")
+
+
+GRID_KEYS = frozenset(a.name for a in Grid.__attrs_attrs__)  # type: ignore[attr-defined]
+
+
+def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
+    """Build a grid from a TOML table or merged CLI flags; unknown keys are errors."""
+    unknown = sorted(set(spec) - GRID_KEYS)
+    if unknown:
+        raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
+                         f" (known: {', '.join(sorted(GRID_KEYS))})", path=origin)
+    values = dict(spec)
+    if "duration" in values:
+        values["duration"] = tuple(parse_duration(d) for d in _tuple(values["duration"]))
+    return Grid(**values)
+
+
+def parse_duration(value: Any) -> int:
+    """Seconds from ``86400``, ``"3d"``, ``"12h"``, ``"90m"``, ``"1y"`` (365 days)."""
+    if isinstance(value, int):
+        return value
+    text = str(value).strip().lower()
+    units = {"s": 1, "m": 60, "h": 3600, "d": DAY, "w": 7 * DAY, "y": 365 * DAY}
+    scale = units.get(text[-1:], None)
+    number = text[:-1] if scale else text
+    try:
+        seconds = float(number) * (scale or 1)
+    except ValueError:
+        raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)",
+                         field="duration") from None
+    if seconds != int(seconds):
+        raise InputError(f"duration {value!r} is not whole seconds", field="duration")
+    return int(seconds)
+
+
+def load_grid_toml(path: str | Path) -> dict[str, Any]:
+    """The grid table of a TOML file: top level, or a ``[grid]`` table if there is one."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as exc:
+        raise InputError(f"cannot read grid file: {exc.strerror}", path=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"bad TOML: {exc}", path=str(path)) from None
+    table = document.get("grid", document)
+    if not isinstance(table, dict):
+        raise InputError("[grid] must be a table", path=str(path))
+    return table

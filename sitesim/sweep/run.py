@@ -1,0 +1,69 @@
+"""Run one sweep point and turn its result into a CSV row.
+
+This is what executors ship to workers, so it is a plain module-level function of a
+picklable :class:`~sitesim.sweep.grid.Point`, and it imports the simulation lazily
+(``sitesim.runs.site`` is only needed by site-mode points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sitesim.sweep.grid import CONFIG_COLUMNS, Point, format_cell
+
+Row = dict[str, str]
+RunFunction = Callable[[Point], Row]
+
+#: Result columns taken from the run summary (same keys for site and replay runs).
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "submitted", "completed", "killed",
+    "mean_wait", "mean_response", "mean_slowdown", "mean_bounded_slowdown",
+    "utilization", "offered_load", "accepted_load", "throughput_per_day", "makespan",
+)
+#: Dependency-violation columns (replay only; empty for site runs).
+VIOLATION_COLUMNS: tuple[str, ...] = (
+    "violations_submission", "violations_execution",
+    "violations_submission_fraction", "violations_execution_fraction",
+    "violations_no_dependency", "violations_unresolved",
+)
+METRIC_COLUMNS: tuple[str, ...] = ("nodes_used", *SUMMARY_COLUMNS, *VIOLATION_COLUMNS)
+COLUMNS: tuple[str, ...] = (*CONFIG_COLUMNS, *METRIC_COLUMNS)
+
+
+def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
+             violations: Mapping[str, Any] | None = None) -> Row:
+    """The CSV row of a finished run: config cells, then formatted metrics."""
+    row = point.cells()
+    row["nodes_used"] = format_cell(nodes_used)
+    for name in SUMMARY_COLUMNS:
+        row[name] = format_cell(summary.get(name))
+    for name in VIOLATION_COLUMNS:
+        value = None if violations is None else violations.get(name.removeprefix("violations_"))
+        row[name] = format_cell(value)
+    return row
+
+
+def run_point(point: Point) -> Row:
+    """Simulate one point (no output files) and return its row."""
+    if point.mode == "replay":
+        from sitesim.runs.replay import ReplayConfig, run_replay
+
+        assert point.trace is not None and point.load_factor is not None
+        result = run_replay(ReplayConfig(
+            trace=point.trace, scheduler=point.scheduler, estimates=point.estimates,
+            nodes=point.nodes, load_factor=point.load_factor, seed=point.seed,
+        ))
+        return make_row(point, result.nodes, result.summary, result.violations)
+    if point.mode == "site":
+        from sitesim.runs.site import SiteConfig, run_site
+
+        assert point.users is not None and point.submittal and point.workpool
+        config = SiteConfig(
+            users=point.users, submittal=point.submittal, workpool=point.workpool,
+            scheduler=point.scheduler, estimates=point.estimates, nodes=point.nodes or 128,
+            duration=point.duration, seed=point.seed,
+        )
+        result = run_site(config)
+        return make_row(point, config.nodes, result.summary)
+    raise ValueError(f"unknown mode {point.mode!r}")

@@ -1,0 +1,88 @@
+"""Run a sweep: expand the grid, skip runs already in the CSV, run the rest in parallel."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from attrs import define, evolve, field
+
+from sitesim.sweep.executors import make_executor
+from sitesim.sweep.grid import Grid, Key, Point
+from sitesim.sweep.run import COLUMNS, RunFunction, run_point
+from sitesim.sweep.store import CsvStore
+
+
+@define(slots=True)
+class SweepReport:
+    """How a sweep went: points in the grid, found already done, run now, failed."""
+
+    total: int = 0
+    existing: int = 0
+    ran: int = 0
+    failed: list[tuple[Key, str]] = field(factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def run_sweep(
+    grid: Grid | Iterable[Point],
+    csv_path: str | os.PathLike[str],
+    executor: Any = None,
+    replications: int | None = None,
+    *,
+    jobs: int | None = None,
+    run: RunFunction = run_point,
+    progress: bool = True,
+) -> SweepReport:
+    """Run every point of ``grid`` not yet in ``csv_path``, appending one row per run.
+
+    ``executor``: None or ``"processes"`` (local processes, ``jobs`` of them, default
+    one per CPU), ``"serial"``, a ``dask.distributed.Client``, or an object with
+    ``map_unordered`` (see :mod:`sitesim.sweep.executors`). ``replications``
+    overrides the grid's. ``run`` is the per-point function (replaceable for tests;
+    it must be picklable for process and dask executors). When every point has a row,
+    the CSV is rewritten sorted by config key; failed points are reported and left
+    out, so running the sweep again retries exactly them.
+    """
+    if isinstance(grid, Grid):
+        if replications is not None:
+            grid = evolve(grid, replications=replications)
+        points = grid.points()
+    else:
+        if replications is not None:
+            raise ValueError("replications applies to a Grid, not to a list of points")
+        points = list({p.key(): p for p in grid}.values())
+    store = CsvStore(csv_path, COLUMNS)
+    todo = [p for p in points if p.key() not in store]
+    report = SweepReport(total=len(points), existing=len(points) - len(todo))
+    bar = _progress(len(points), report.existing, enabled=progress)
+    try:
+        for outcome in make_executor(executor, jobs=jobs).map_unordered(run, todo):
+            if outcome.row is not None:
+                store.append(outcome.row)
+                report.ran += 1
+            else:
+                report.failed.append((outcome.point.key(), outcome.error or "failed"))
+                bar.write(f"sitesim sweep: run {_describe(outcome.point)} failed: {outcome.error}")
+            bar.update(1)
+    finally:
+        bar.close()
+        store.close()
+    store.finalize()
+    return report
+
+
+def _describe(point: Point) -> str:
+    return ", ".join(f"{k}={v}" for k, v in point.cells().items() if v != "")
+
+
+def _progress(total: int, done: int, *, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, unit="run", desc="sweep", disable=not enabled,
+                file=sys.stderr, dynamic_ncols=True)
