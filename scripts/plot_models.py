@@ -36,7 +36,9 @@ def model_from_swf(name: str, path: Path) -> EmpiricalModel:
     from sitesim.analysis.trace import analyze_trace
 
     analysis = analyze_trace(path, name)
-    return EmpiricalModel.from_dict(build_table(analysis, [analysis], "plot_models.py"), where=str(path))
+    return EmpiricalModel.from_dict(
+        build_table(analysis, [analysis], "plot_models.py"), where=str(path), allow_missing=True
+    )
 
 
 def second_edges(top: float, per_decade: int = 8) -> np.ndarray:
@@ -55,6 +57,8 @@ def bin_probs(dist, edges: np.ndarray) -> np.ndarray:
 def fig_think_cdf(models: dict[str, EmpiricalModel], ax) -> None:
     x = np.concatenate((-np.geomspace(1e7, 1, 300), [0], np.geomspace(1, 1e7, 300)))
     for (name, m), color in zip(models.items(), COLORS):
+        if m.think_time_all is None:
+            continue
         ax.plot(x, m.think_time_all.cdf(x), color=color, label=f"{name} ({m.think_time_all.cdf(-1e-9):.0%} < 0)")
     ax.set_xscale("symlog", linthresh=60)
     ticks = [-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6]
@@ -75,6 +79,8 @@ def fig_discrete_bars(field: str, title: str, xlabel: str, maxv: int) -> Callabl
         values = np.arange(1, maxv + 1)
         for i, ((name, m), color) in enumerate(zip(models.items(), COLORS)):
             dist = getattr(m, field)
+            if dist is None:
+                continue
             p = dist.cdf(values) - dist.cdf(values - 1)
             ax.bar(values + (i - (k - 1) / 2) * 0.8 / k, p, width=0.8 / k, color=color, label=name)
         ax.set_yscale("log")
@@ -106,6 +112,10 @@ def panels(field: str, title: str, xlabel: str, edges: np.ndarray, logx: bool, l
     def draw(models: dict[str, EmpiricalModel], axes) -> None:
         for ax, (name, m), color in zip(axes, models.items(), COLORS):
             dist = getattr(m, field)
+            ax.set_xlabel(xlabel)
+            if dist is None:
+                ax.set_title(f"{name}  (no data)", fontsize=9)
+                continue
             p = bin_probs(dist, edges)
             ax.stairs(p, edges, fill=True, color=color, alpha=0.7)
             ax.set_title(f"{name}  (mean {dist.mean():.4g})", fontsize=9)
@@ -114,7 +124,6 @@ def panels(field: str, title: str, xlabel: str, edges: np.ndarray, logx: bool, l
                 ax.set_xlim(left=-0.5)
             if logy:
                 ax.set_yscale("log")
-            ax.set_xlabel(xlabel)
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("fraction per bin")
         axes[0].figure.suptitle(title)

@@ -116,8 +116,15 @@ class EmpiricalModel:
         return make_sampler(self.distribution(name), rng, block)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "<dict>") -> EmpiricalModel:
-        """Build a model from a parsed table; errors name ``where`` and the field."""
+    def from_dict(
+        cls, data: Mapping[str, Any], *, where: str = "<dict>", allow_missing: bool = False
+    ) -> EmpiricalModel:
+        """Build a model from a parsed table; errors name ``where`` and the field.
+
+        ``allow_missing`` accepts null distributions everywhere (analysis of a short
+        trace, e.g. a simulation without asynchronous batches); the simulator's
+        tables must be complete.
+        """
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
         dists = data.get("distributions")
@@ -127,7 +134,7 @@ class EmpiricalModel:
         for name in FIELDS:
             raw = dists.get(name)
             if raw is None:
-                if name in OPTIONAL:
+                if name in OPTIONAL or allow_missing:
                     loaded[name] = None
                     continue
                 raise InputError("missing distribution", path=where, field=name)
@@ -136,7 +143,7 @@ class EmpiricalModel:
             except InputError as exc:
                 raise InputError(exc.message, path=where, field=name) from None
         for name in ("batch_width", "size", "run_size", "repetitions"):
-            if not isinstance(loaded[name], EmpiricalDiscrete):
+            if loaded[name] is not None and not isinstance(loaded[name], EmpiricalDiscrete):
                 raise InputError("must be a discrete distribution", path=where, field=name)
         return cls(
             name=str(data.get("name", Path(where).stem)),

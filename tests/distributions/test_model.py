@@ -12,7 +12,6 @@ import pytest
 
 from sitesim.distributions import (
     FIELDS,
-    EmpiricalDiscrete,
     empirical_directory,
     known_models,
     load_empirical,
