@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,20 @@ class ReplayResult:
         )
 
 
+def _remove_dir_on_error(out: Path) -> Callable[..., bool]:
+    """Exit callback: a failed run leaves no output directory that it created itself."""
+
+    def remove(exc_type: type[BaseException] | None, *_: object) -> bool:
+        if exc_type is not None:
+            try:
+                out.rmdir()  # empty by then: every output file is written atomically
+            except OSError:
+                pass
+        return False
+
+    return remove
+
+
 def run_replay(
     config: ReplayConfig, out: Path | None = None, *, debug: bool = False
 ) -> ReplayResult:
@@ -94,7 +109,11 @@ def run_replay(
         if debug:
             site.observe(EventLog())
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+            if out.exists() and not out.is_dir():
+                raise InputError(f"{out} exists and is not a directory", field="--out")
+            if not out.exists():
+                out.mkdir(parents=True)
+                stack.push(_remove_dir_on_error(out))
             schedule = stack.enter_context(atomic_text_write(out / "schedule.swf"))
             header = [
                 *reader.header.lines,
