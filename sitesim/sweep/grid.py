@@ -114,7 +114,8 @@ class Grid:
     trace: tuple[str, ...] = field(default=(), converter=_tuple)
     #: None: 128 for site runs, the trace header's machine size for replays.
     nodes: tuple[int | None, ...] = field(default=(None,), converter=_tuple)
-    duration: tuple[int, ...] = field(default=(365 * DAY,), converter=_tuple)
+    #: Seconds, or text such as "3d" (see :func:`parse_duration`).
+    duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
 
     def seeds(self) -> tuple[int, ...]:
         if self.replications < 1:
@@ -193,10 +194,11 @@ def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
     if unknown:
         raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
                          f" (known: {', '.join(sorted(GRID_KEYS))})", path=origin)
-    values = dict(spec)
-    if "duration" in values:
-        values["duration"] = tuple(parse_duration(d) for d in _tuple(values["duration"]))
-    return Grid(**values)
+    return Grid(**spec)
+
+
+def _durations(value: Any) -> tuple[int, ...]:
+    return tuple(parse_duration(v) for v in _tuple(value))
 
 
 def parse_duration(value: Any) -> int:

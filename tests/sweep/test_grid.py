@@ -1,0 +1,76 @@
+"""Grid expansion: per-mode products, replications, keys, and the grid's sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitesim.errors import InputError
+from sitesim.sweep.cli import build_parser, grid_spec
+from sitesim.sweep.grid import Grid, Point, format_cell, grid_from_mapping, parse_duration
+
+from tests.sweep.helpers import small_trace
+
+
+def test_site_grid_is_the_product_of_site_parameters() -> None:
+    points = Grid(users=(5, 10, 20), scheduler=("fcfs", "easy"), replications=3).points()
+    assert len(points) == 3 * 2 * 3
+    assert {p.seed for p in points} == {0, 1, 2}
+    first = points[0]
+    assert (first.estimates, first.nodes, first.trace, first.load_factor) == ("exact", 128, None, None)
+
+
+def test_modes_only_multiply_their_own_parameters(tmp_path: Path) -> None:
+    trace = str(small_trace(tmp_path / "t.swf"))
+    grid = Grid(mode=("site", "replay"), users=(5, 10), trace=trace, load_factor=(0.5, 1, 2))
+    points = grid.points()
+    site = [p for p in points if p.mode == "site"]
+    replay = [p for p in points if p.mode == "replay"]
+    assert len(site) == 2 and len(replay) == 3
+    assert all(p.users is None and p.estimates == "trace" and p.nodes is None for p in replay)
+    assert all(p.trace is None and p.load_factor is None for p in site)
+
+
+def test_replications_shift_each_base_seed_and_duplicates_collapse() -> None:
+    grid = Grid(seed=(10, 11), replications=2)
+    assert grid.seeds() == (10, 11, 12)
+    assert len(grid.points()) == 3
+
+
+def test_keys_are_canonical_text() -> None:
+    a = Point(mode="replay", scheduler="fcfs", estimates="trace", seed=0, trace="t.swf", load_factor=1.0)
+    b = Point(mode="replay", scheduler="fcfs", estimates="trace", seed=0, trace="t.swf", load_factor=1)
+    assert a.key() == b.key()
+    assert a.key() == ("replay", "t.swf", "1", "", "", "", "fcfs", "trace", "", "", "0")
+    assert [format_cell(v) for v in (0.1 + 0.2, 2 / 3, -0.0, None, True)] == [
+        "0.3", "0.6666666667", "0", "", "1"]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"mode": "open"}, "unknown mode"),
+    ({"mode": "replay"}, "need at least one trace"),
+    ({"scheduler": "sjf-magic"}, "unknown scheduler"),
+    ({"users": 0}, "users must be positive"),
+    ({"colour": "blue"}, "unknown grid parameter"),
+    ({"replications": 0}, "replications must be at least 1"),
+])
+def test_bad_grids_are_input_errors(spec: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        grid_from_mapping(spec).points()
+
+
+def test_durations() -> None:
+    assert [parse_duration(v) for v in (86400, "3d", "12h", "90m", "1y", "60")] == [
+        86400, 3 * 86400, 43200, 5400, 365 * 86400, 60]
+    with pytest.raises(InputError):
+        parse_duration("soon")
+
+
+def test_flags_override_the_toml_grid(tmp_path: Path) -> None:
+    toml = tmp_path / "grid.toml"
+    toml.write_text('[grid]\nusers = [5, 10]\nscheduler = ["fcfs", "easy"]\nduration = "2d"\n')
+    args = build_parser().parse_args(["--grid", str(toml), "--users", "20,40", "--replications", "2"])
+    grid = grid_from_mapping(grid_spec(args))
+    assert grid.users == (20, 40) and grid.scheduler == ("fcfs", "easy")
+    assert grid.duration == (2 * 86400,) and grid.replications == 2
