@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -131,3 +132,18 @@ def test_reported_in_json_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     printed = capsys.readouterr().out
     assert "dependency violations" in printed
     assert "execution ordering 1 (33.33%) of 3 jobs" in printed
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sitesim.runs.site") is None,
+                    reason="site-level runs (sitesim.runs.site) not available yet")
+@pytest.mark.parametrize("scheduler", ["fcfs", "easy"])
+def test_site_trace_replayed_at_its_own_load_has_no_violations(tmp_path: Path, scheduler: str) -> None:
+    """The paper's Figure 14: no violations at the original load with the same scheduler."""
+    from sitesim.runs.site import SiteConfig, run_site
+
+    run_site(SiteConfig(users=10, scheduler=scheduler, duration=4 * 86400), out=tmp_path)
+    trace = tmp_path / "trace.swf"
+    v = violations(trace, scheduler)
+    assert v["jobs"] > 100 and v["unresolved"] == 0
+    assert (v["submission"], v["execution"]) == (0, 0)
+    assert violations(trace, scheduler, load_factor=1.5)["submission_fraction"] > 0.3
