@@ -113,7 +113,9 @@ class EmpiricalDiscrete:
         qa = np.asarray(q, dtype=float)
         if np.any((qa < 0) | (qa > 1)) or np.any(np.isnan(qa)):
             raise InputError("quantile probabilities must lie in [0, 1]")
-        idx = np.searchsorted(self._cum, qa * self._total, side="left")
+        # counts are integers: forgive float error of q * total (cdf(v) * total may
+        # land a hair above the integer cumulative count of v)
+        idx = np.searchsorted(self._cum, qa * self._total - 1e-9, side="left")
         idx = np.clip(idx, 0, self.values.size - 1)
         return _scalar_or_array(self.values[idx], q)
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sitesim.distributions import EmpiricalContinuous, EmpiricalDiscrete
 
 observations = st.lists(
-    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False),
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False),
     min_size=1,
     max_size=300,
 )
@@ -27,7 +27,7 @@ def test_continuous_quantile_cdf_inverse(data: list[float], qs: list[float], kno
     lo, hi = d.support()
     assert np.all((x >= lo) & (x <= hi))
     tol = 1e-9 * max(1.0, hi - lo)
-    assert np.all(d.cdf(x) >= q - 1e-9)  # cdf(quantile(q)) >= q
+    assert np.all(d.cdf(x + tol) >= q - 1e-9)  # cdf(quantile(q)) >= q, up to rounding of x
     xs = np.sort(np.asarray(data))
     c = d.cdf(xs)
     assert np.all(np.diff(c) >= -1e-12) and c[0] >= 0 and c[-1] == 1
