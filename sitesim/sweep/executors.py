@@ -11,6 +11,7 @@ dask is optional (``pip install 'sitesim[dask]'``) and imported only when used.
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -62,15 +63,24 @@ class ProcessExecutor:
     """Local worker processes; ``jobs`` defaults to the number of CPUs.
 
     At most ``2 * jobs`` runs are queued at once, so an interrupt leaves little to
-    cancel and a huge grid does not create all its futures up front.
+    cancel and a huge grid does not create all its futures up front. Workers start
+    with ``forkserver`` where available, not ``fork``: the parent has threads (tqdm's
+    monitor, a dask client) and forking a threaded process can deadlock the child.
+    It costs about half a second per sweep.
     """
 
-    def __init__(self, jobs: int | None = None) -> None:
+    def __init__(self, jobs: int | None = None, start_method: str | None = None) -> None:
         self.jobs = jobs or os.cpu_count() or 1
+        if start_method is None and "forkserver" in multiprocessing.get_all_start_methods():
+            start_method = "forkserver"
+        self.start_method = start_method
 
     def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
         task = functools.partial(guarded, run)
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, max(len(points), 1)))
+        if not points:
+            return
+        context = multiprocessing.get_context(self.start_method)
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(points)), mp_context=context)
         try:
             todo = iter(points)
             pending = set()
