@@ -32,8 +32,8 @@ def _list(convert: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return parse
 
 
-def _nodes(text: str) -> int | None:
-    return None if text == "trace" else int(text)
+def _nodes(text: str) -> int | str:
+    return text if text == "trace" else int(text)
 
 
 #: Grid flags: (name, converter, help).
@@ -102,6 +102,8 @@ def _summarize(args: argparse.Namespace) -> int:
     if unknown:
         raise InputError(f"unknown metric(s) {', '.join(unknown)} (known: {', '.join(METRIC_COLUMNS)})",
                          field="--metrics")
+    if not 0 < args.confidence < 1:
+        raise InputError(f"must be between 0 and 1, got {args.confidence}", field="--confidence")
     if not args.summarize.exists():
         raise InputError("no such file", path=str(args.summarize))
     if args.output is not None:

@@ -113,7 +113,7 @@ class Grid:
     load_factor: tuple[float, ...] = field(default=(1.0,), converter=_tuple)
     trace: tuple[str, ...] = field(default=(), converter=_tuple)
     #: None: 128 for site runs, the trace header's machine size for replays.
-    nodes: tuple[int | None, ...] = field(default=(None,), converter=_tuple)
+    nodes: tuple[int | None, ...] = field(default=(None,), converter=lambda v: _nodes(v))
     #: Seconds, or text such as "3d" (see :func:`parse_duration`).
     duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
 
@@ -195,6 +195,11 @@ def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
         raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
                          f" (known: {', '.join(sorted(GRID_KEYS))})", path=origin)
     return Grid(**spec)
+
+
+def _nodes(value: Any) -> tuple[int | None, ...]:
+    """``"trace"`` (TOML, CLI) is the same as None: the trace header's machine size."""
+    return tuple(None if v == "trace" else v for v in _tuple(value))
 
 
 def _durations(value: Any) -> tuple[int, ...]:

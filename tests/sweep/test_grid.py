@@ -74,3 +74,10 @@ def test_flags_override_the_toml_grid(tmp_path: Path) -> None:
     grid = grid_from_mapping(grid_spec(args))
     assert grid.users == (20, 40) and grid.scheduler == ("fcfs", "easy")
     assert grid.duration == (2 * 86400,) and grid.replications == 2
+
+
+def test_nodes_trace_means_the_trace_header(tmp_path: Path) -> None:
+    trace = str(small_trace(tmp_path / "t.swf"))
+    grid = grid_from_mapping({"mode": ["site", "replay"], "trace": trace, "nodes": ["trace", 64]})
+    cells = sorted((p.mode, p.nodes or 0) for p in grid.points())
+    assert cells == [("replay", 0), ("replay", 64), ("site", 64), ("site", 128)]
