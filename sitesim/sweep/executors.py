@@ -120,11 +120,11 @@ class DaskExecutor:
             raise InputError(
                 "the dask executor needs dask.distributed: pip install 'sitesim[dask]'"
             ) from None
+        if not points:
+            return
         client = self.client if self.client is not None else Client(self.address)
         futures = []
         try:
-            if not points:
-                return
             task = functools.partial(guarded, run)
             futures = client.map(task, list(points), pure=False)
             for future in as_completed(futures):
