@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import IO
 
-from attrs import evolve
-
 from sitesim.workload.job import Job
 from sitesim.workload.swf import STATUS_COMPLETED, STATUS_FAILED, SwfRecord, format_record
 
@@ -38,7 +36,7 @@ def job_record(job: Job) -> SwfRecord:
     if isinstance(source, SwfRecord):
         if status == STATUS_COMPLETED:
             status = source.status
-        return evolve(source, submit_time=job.submit, wait_time=wait, run_time=run, status=status)
+        return source.with_times(job.submit, wait, run, status)
     return SwfRecord(
         job_number=job.id,
         submit_time=job.submit,

@@ -199,3 +199,21 @@ def test_real_trace_round_trip(trace_path, tmp_path: Path) -> None:
     with gzip.open(path, "rt") as original, gzip.open(out, "rt") as copy:
         tokens = [ln.split() for ln in original if not ln.startswith(";")]
         assert tokens == [ln.split() for ln in copy if not ln.startswith(";")]
+
+
+@pytest.mark.parametrize(
+    ("token", "value"),
+    [("-1", -1), ("0", 0), ("42", 42), ("+7", 7), ("2.50", 2.5), ("-1e3", -1000.0), ("1E-2", 0.01)],
+)
+def test_numbers_parse_like_int_then_float(token: str, value: float) -> None:
+    record = parse_line(" ".join([token] * N_FIELDS))
+    assert record.values() == (value,) * N_FIELDS
+    assert type(record.job_number) is type(value)
+
+
+@pytest.mark.parametrize("token", ["--5", "²", "1.2.3", "0x10", ""])
+def test_odd_tokens_are_errors(token: str) -> None:
+    tokens = ["1"] * N_FIELDS
+    tokens[3] = token or "-"
+    with pytest.raises(InputError, match="field 4"):
+        parse_line(" ".join(tokens))
