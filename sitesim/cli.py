@@ -85,6 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-malformed", action="store_true",
         help="replay only: skip and count malformed SWF lines instead of stopping",
     )
+    parser.add_argument(
+        "--partitions", type=Path, metavar="TOML",
+        help="split the machine into the [[partitions]] of this TOML file (e.g."
+        " models/partitions.toml; other keys ignored), each with its own queue and policy;"
+        " replaces -s, and the machine size is their total (docs/partitions.md)",
+    )
+    parser.add_argument(
+        "--failures", choices=("trace", "none"), metavar="MODE",
+        help="replay only: trace (default) replays status-0 jobs as failing at their recorded"
+        " runtime; none counts them as completed (docs/failures.md)",
+    )
     parser.add_argument("--seed", type=int, help="random seed (default 0)")
     parser.add_argument(
         "--site", type=Path, metavar="TOML",
@@ -113,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
+    from sitesim.runs.sitefile import load_partitions
+    from sitesim.schedulers.partitioned import PARTITIONED
 
     for flag, value in (
         ("-u", args.users), ("-m", args.submittal), ("-w", args.workpool), ("--site", args.site),
@@ -120,9 +133,12 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     ):
         if value is not None:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
+    partitions = load_partitions(args.partitions) if args.partitions is not None else ()
     config = ReplayConfig(
         trace=args.conventional,
-        scheduler=args.scheduler or "fcfs",
+        scheduler=args.scheduler or (PARTITIONED if partitions else "fcfs"),
+        partitions=partitions,
+        failures=args.failures or "trace",
         estimates=args.estimates or "trace",
         nodes=args.nodes,
         load_factor=args.load_factor,
@@ -139,8 +155,9 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print(
         f"# {counts['submitted']} jobs replayed on {result.nodes} nodes in {elapsed:.2f} s;"
         f" skipped: {counts['unknown']} unknown size/runtime, {counts['too_large']} larger"
-        f" than the machine, {counts['malformed']} malformed lines;"
-        f" killed at estimate: {s['killed']}"
+        f" than the machine, {counts['unroutable']} fitting no partition,"
+        f" {counts['malformed']} malformed lines; killed at estimate: {s['killed']},"
+        f" failed: {s['failed']}"
     )
     print(
         f"# offered load {s['offered_load']:.3f}, accepted load {s['accepted_load']:.3f},"
@@ -154,6 +171,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f" ({v['execution_fraction']:.2%}) of {v['jobs']} jobs;"
         f" {v['no_dependency']} without a dependency, {v['unresolved']} naming a job not replayed"
     )
+    _print_partitions(result.partitions)
     return EXIT_OK
 
 
@@ -161,9 +179,16 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     from sitesim.runs.site import DAY, run_site
     from sitesim.runs.sitefile import load_site_file, site_config
 
-    if args.load_factor != 1.0 or args.skip_malformed:
-        parser.error("--load-factor and --skip-malformed apply to trace replay (-c) only")
+    if args.load_factor != 1.0 or args.skip_malformed or args.failures is not None:
+        parser.error("--load-factor, --skip-malformed and --failures apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
+    if args.partitions is not None:
+        from sitesim.runs.sitefile import load_partitions
+        from sitesim.schedulers.partitioned import PARTITIONED
+
+        base["partitions"] = load_partitions(args.partitions)
+        base["scheduler"] = PARTITIONED
+        base["nodes"] = sum(p.nodes for p in base["partitions"])
     overrides = {
         "users": args.users,
         "submittal": args.submittal,
@@ -194,9 +219,20 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     print(
         f"# throughput {s['throughput_per_day']:.1f} jobs/day, utilisation {s['utilization']:.3f},"
         f" mean wait {s['mean_wait']:.0f} s, mean response {s['mean_response']:.0f} s,"
-        f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}, killed {s['killed']}"
+        f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}, killed {s['killed']},"
+        f" failed {s['failed']}"
     )
+    _print_partitions(s.get("partitions", {}))
     return EXIT_OK
+
+
+def _print_partitions(partitions: dict[str, dict[str, object]]) -> None:
+    for name, p in partitions.items():
+        print(
+            f"# partition {name}: {p['nodes']} nodes, {p['scheduler']}, {p['routed']} jobs routed,"
+            f" {p['started']} started, mean wait {p['mean_wait']:.0f} s,"
+            f" utilisation {p['utilization']:.3f}"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,6 +43,8 @@ class JobStats:
     submitted: int = 0
     completed: int = 0
     killed: int = 0
+    #: Ended by failing (``job.failed``) before their estimate; killed jobs not included.
+    failed: int = 0
     sum_wait: float = 0.0
     sum_response: float = 0.0
     sum_slowdown: float = 0.0
@@ -56,6 +58,7 @@ class JobStats:
         response = job.end - job.submit
         self.completed += 1
         self.killed += job.killed
+        self.failed += job.failed and not job.killed
         self.sum_wait += job.start - job.submit
         self.sum_response += response
         self.sum_slowdown += response / (ran if ran > 1 else 1)
@@ -74,6 +77,7 @@ class JobStats:
             "submitted": self.submitted,
             "completed": self.completed,
             "killed": self.killed,
+            "failed": self.failed,
             "mean_wait": self.mean(self.sum_wait),
             "mean_response": self.mean(self.sum_response),
             "mean_slowdown": self.mean(self.sum_slowdown),

@@ -19,7 +19,14 @@ from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
-from sitesim.schedulers import make_scheduler
+from sitesim.schedulers.partitioned import (
+    PARTITIONED,
+    PartitionedScheduler,
+    PartitionSpec,
+    build_scheduler,
+    check_policy,
+    label,
+)
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.replay import TraceReplay
@@ -27,6 +34,8 @@ from sitesim.workload.schedule import ScheduleWriter
 from sitesim.workload.swf import SwfReader
 
 DEFAULT_NODES = 128
+#: Replay's ``--failures`` choices: keep the trace's failures, or run every job to the end.
+FAILURE_MODES = ("trace", "none")
 
 
 @define(frozen=True, slots=True)
@@ -41,6 +50,17 @@ class ReplayConfig:
     load_factor: float = 1.0
     seed: int = 0
     skip_malformed: bool = False
+    #: "trace": status-0 jobs fail at their recorded runtime; "none": they complete
+    #: (see :data:`FAILURE_MODES`, docs/failures.md).
+    failures: str = "trace"
+    #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
+    partitions: tuple[PartitionSpec, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        if self.failures not in FAILURE_MODES:
+            known = ", ".join(FAILURE_MODES)
+            raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
+        check_policy(self.scheduler, self.partitions)
 
 
 @define(slots=True)
@@ -53,9 +73,16 @@ class ReplayResult:
     metrics: RunMetrics = field(repr=False)
     #: Dependency violations (sitesim.metrics.violations; docs/violations.md).
     violations: dict[str, Any] = field(factory=dict)
+    #: Per-partition summary (docs/partitions.md); empty without partitions.
+    partitions: dict[str, Any] = field(factory=dict)
 
     def system_line(self) -> str:
-        return system_line(self.summary, self.config.scheduler, len(self.users))
+        return system_line(self.summary, self.policy, len(self.users))
+
+    @property
+    def policy(self) -> str:
+        """Table 2's policy column: the scheduler, or ``partitioned``."""
+        return PARTITIONED if self.config.partitions else self.config.scheduler
 
     def document(self) -> dict[str, Any]:
         config = attrs.asdict(self.config)
@@ -68,6 +95,7 @@ class ReplayResult:
                 "users": {str(u): s for u, s in self.users.items()},
                 "trace_jobs": self.counts,
                 "violations": self.violations,
+                **({"partitions": self.partitions} if self.partitions else {}),
             },
         )
 
@@ -97,11 +125,15 @@ def run_replay(
     rng = np.random.default_rng(config.seed) if estimates.random else None
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
-        nodes = config.nodes or reader.header.machine_size() or DEFAULT_NODES
+        if config.partitions:
+            nodes = config.nodes or sum(p.nodes for p in config.partitions)
+        else:
+            nodes = config.nodes or reader.header.machine_size() or DEFAULT_NODES
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
         env = simpy.Environment()
-        site = Site(env, Machine(nodes), make_scheduler(config.scheduler, nodes))
+        scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+        site = Site(env, Machine(nodes), scheduler)
         metrics = RunMetrics(nodes)
         site.observe(metrics)
         violations = ViolationCounter()
@@ -115,14 +147,18 @@ def run_replay(
                 out.mkdir(parents=True)
                 stack.push(_remove_dir_on_error(out))
             schedule = stack.enter_context(atomic_text_write(out / "schedule.swf"))
+            policy = label(config.partitions) if config.partitions else config.scheduler
             header = [
                 *reader.header.lines,
-                f"; sitesim: schedule of a conventional replay, scheduler {config.scheduler},"
+                f"; sitesim: schedule of a conventional replay, scheduler {policy},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
             writer = ScheduleWriter(schedule, header)
             site.observe(writer)
-        replay = TraceReplay(site, reader, estimates, load_factor=config.load_factor, rng=rng)
+        replay = TraceReplay(
+            site, reader, estimates, load_factor=config.load_factor, rng=rng,
+            failures=config.failures == "trace",
+        )
         replay.start()
         env.run()
         metrics.close()
@@ -139,6 +175,8 @@ def run_replay(
             metrics=metrics,
             violations=violations.summary(),
         )
+        if isinstance(scheduler, PartitionedScheduler):
+            result.partitions = scheduler.summary(metrics.window)
         if out is not None:
             write_json(out / "summary.json", result.document())
             write_text(

@@ -42,6 +42,14 @@ class Scheduler(ABC):
     def job_ended(self, job: Job, now: int) -> None:
         """A running job ended (completed or killed) and its nodes are free again."""
 
+    def admits(self, job: Job) -> bool:
+        """Whether this scheduler can ever run ``job`` (trace replay skips those it can't).
+
+        A whole machine admits any job that fits on it; a partitioned one only jobs
+        that some partition's routing rule accepts.
+        """
+        return job.size <= self.nodes
+
     @abstractmethod
     def schedule(self, now: int, free: int) -> list[Job]:
         """Remove from the queue, and return in start order, the jobs to start now.

@@ -4,7 +4,7 @@ The two kinds of model are independent, as the site-level paper found them to be
 user combines one of each. Importing this package registers the built-in models.
 """
 
-from sitesim.users import submittal, workpool  # noqa: F401  (registers built-in models)
+from sitesim.users import failing, submittal, workpool  # noqa: F401  (registers built-in models)
 from sitesim.users.submittal import SUBMITTAL_MODELS, SubmittalModel
 from sitesim.users.user import User, user_streams
 from sitesim.users.workpool import WORKPOOL_MODELS, WorkpoolJob, WorkpoolModel

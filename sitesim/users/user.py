@@ -92,11 +92,14 @@ class User:
 
     def _make_job(self, now: int, waited: Job | None) -> Job:
         drawn = self.workpool.next_job()
+        fails = drawn.fails_after is not None
         return Job(
             id=-1,
             submit=now,
             size=drawn.size,
-            runtime=drawn.runtime,
+            # A failing run lasts until its failure; the estimate follows the full runtime.
+            runtime=drawn.fails_after if fails else drawn.runtime,
+            failed=fails,
             estimate=self.estimates.estimate(drawn.runtime, -1, self.estimate_rng),
             user=self.uid,
             preceding=waited.id if waited is not None else -1,

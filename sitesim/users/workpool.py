@@ -22,11 +22,16 @@ WORKPOOL_MODELS: Registry[type[WorkpoolModel]] = Registry("workpool model", "--w
 
 @define(slots=True, frozen=True)
 class WorkpoolJob:
-    """What a user submits: ``size`` nodes for ``runtime`` seconds of program ``executable``."""
+    """What a user submits: ``size`` nodes for ``runtime`` seconds of program ``executable``.
+
+    ``fails_after`` (seconds, at most ``runtime``) marks a run that fails then; the user's
+    estimate still follows ``runtime``, since nobody plans for their job to crash.
+    """
 
     size: int
     runtime: int
     executable: int
+    fails_after: int | None = None
 
 
 class WorkpoolModel(ABC):

@@ -38,6 +38,10 @@ class Job:
     start: int = -1
     end: int = -1
     killed: bool = False
+    #: The run fails: it ends after ``runtime`` seconds (the time to failure) with an
+    #: error instead of completing (docs/failures.md). Killed takes precedence: a job
+    #: whose estimate expires first is killed, not failed.
+    failed: bool = False
     #: Position in arrival order, assigned by the site on submission.
     seq: int = field(default=-1)
 

@@ -9,6 +9,10 @@ Which trace jobs are replayed (docs/replay.md):
   A job with either unknown (-1) cannot be simulated: it is skipped and counted as
   ``unknown`` (in the archive logs these are jobs cancelled before they ran);
 - a job larger than the machine is rejected and counted as ``too_large``, never run;
+  one that fits but that the scheduler cannot take (no partition's routing rule admits
+  it, docs/partitions.md) is counted as ``unroutable``, never run;
+- with ``failures`` (the default), a job with status 0 is replayed as failing at its
+  recorded runtime (``failed``, docs/failures.md); without, it counts as completed;
 - submit times must not decrease (the SWF rule); a trace that breaks it is an input error.
 
 Load scaling by ``load_factor`` X multiplies every inter-arrival time by 1/X (X > 1
@@ -29,7 +33,7 @@ from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
-from sitesim.workload.swf import SwfReader, SwfRecord
+from sitesim.workload.swf import STATUS_FAILED, SwfReader, SwfRecord
 
 
 @define(slots=True)
@@ -40,13 +44,22 @@ class ReplayCounts:
     submitted: int = 0
     unknown: int = 0
     too_large: int = 0
+    unroutable: int = 0
     malformed: int = 0
 
 
 def job_from_record(
-    record: SwfRecord, estimates: EstimateModel, rng: np.random.Generator | None
+    record: SwfRecord,
+    estimates: EstimateModel,
+    rng: np.random.Generator | None,
+    *,
+    failures: bool = True,
 ) -> Job | None:
-    """The simulated job for a trace record, or None when size or runtime is unknown."""
+    """The simulated job for a trace record, or None when size or runtime is unknown.
+
+    With ``failures``, a record of status 0 becomes a failing job: its recorded runtime
+    already is the time to failure, so only the label changes.
+    """
     size = record.allocated_processors
     if size <= 0:
         size = record.requested_processors
@@ -64,6 +77,7 @@ def job_from_record(
         preceding=record.preceding_job,
         think=int(record.think_time),
         source=record,
+        failed=failures and record.status == STATUS_FAILED,
     )
 
 
@@ -78,6 +92,7 @@ class TraceReplay:
         *,
         load_factor: float = 1.0,
         rng: np.random.Generator | None = None,
+        failures: bool = True,
     ) -> None:
         if not load_factor > 0:
             raise InputError(f"load factor must be positive, got {load_factor}", field="--load-factor")
@@ -86,6 +101,7 @@ class TraceReplay:
         self.estimates = estimates
         self.load_factor = load_factor
         self.rng = rng
+        self.failures = failures
         self.counts = ReplayCounts()
         self.first_submit: int | None = None
         self.last_submit: int | None = None
@@ -98,12 +114,13 @@ class TraceReplay:
     def _accepted_jobs(self) -> Iterator[Job]:
         counts = self.counts
         nodes = self.site.machine.nodes
+        scheduler = self.site.scheduler
         scale = 1.0 / self.load_factor
         previous = None
         reader = self.reader
         for record in reader:
             counts.read += 1
-            job = job_from_record(record, self.estimates, self.rng)
+            job = job_from_record(record, self.estimates, self.rng, failures=self.failures)
             if job is None:
                 counts.unknown += 1
                 continue
@@ -118,6 +135,9 @@ class TraceReplay:
             previous = job.submit
             if job.size > nodes:
                 counts.too_large += 1
+                continue
+            if not scheduler.admits(job):
+                counts.unroutable += 1
                 continue
             if self.first_submit is None:
                 self.first_submit = job.submit

@@ -25,17 +25,20 @@ def job_record(job: Job) -> SwfRecord:
     A job cut off by the end of a run keeps its wait if it started (else -1) and its
     intended runtime in field 4, so that replaying the trace presents the scheduler with
     exactly the jobs it had; its status is -1 (unknown).
+
+    Failed jobs (``job.failed``) and jobs killed at their estimate both get status 0,
+    as in the archive's logs; the run summary counts the two apart (docs/failures.md).
     """
     if job.end >= 0:
         wait, run, status = job.start - job.submit, job.end - job.start, STATUS_COMPLETED
-        if job.killed:
-            status = STATUS_KILLED
+        if job.killed or job.failed:
+            status = STATUS_KILLED if job.killed else STATUS_FAILED
     else:
         wait, run, status = (job.start - job.submit if job.start >= 0 else -1), job.runtime, -1
     source = job.source
     if isinstance(source, SwfRecord):
-        if status == STATUS_COMPLETED:
-            status = source.status
+        if status == STATUS_COMPLETED and source.status != STATUS_FAILED:
+            status = source.status  # replayed as not failing (--failures none): completed
         return source.with_times(job.submit, wait, run, status)
     return SwfRecord(
         job_number=job.id,

@@ -1,0 +1,240 @@
+"""Partitions: one machine split into groups of nodes, each with its own queue and policy.
+
+Shmueli & Feitelson's SiteSim runs several schedulers in one simulation to model "a
+single machine having multiple partitions ... dedicated for executing a specific class
+of jobs e.g., interactive or batch, short or long" (section 5). Here that is a
+composite :class:`PartitionedScheduler`: it owns one sub-scheduler per partition and
+keeps each partition's free-node count itself, so the site and the machine see one
+ordinary scheduler of ``sum(nodes)`` nodes and need no change.
+
+Routing rule (docs/partitions.md): a job goes to the *first* partition, in file order,
+whose thresholds admit it: ``size <= max_size`` (default: the partition's node count)
+and ``estimate <= max_estimate`` (default: no limit). The router sees only what every
+scheduler sees (size and estimate), never the real runtime. A job no partition admits
+is not silently moved elsewhere: trace replay skips and counts it (``unroutable``), and
+a site-level submission of one is an input error, since it means the configured
+partitions leave a class of jobs without a home (add a catch-all last partition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import define
+
+from sitesim.errors import InputError
+from sitesim.schedulers.base import Scheduler, make_scheduler
+from sitesim.workload.job import Job
+
+#: The ``scheduler`` name a partitioned configuration reports (Table 2's policy column).
+PARTITIONED = "partitioned"
+
+
+@define(frozen=True, slots=True)
+class PartitionSpec:
+    """One partition: ``nodes`` nodes under policy ``scheduler`` for the jobs it admits.
+
+    Frozen and made of plain values so a configuration holding a tuple of these stays
+    hashable and ``attrs.asdict`` turns it into JSON directly.
+    """
+
+    name: str
+    nodes: int
+    scheduler: str = "easy"
+    #: Largest job admitted; None means the partition's node count.
+    max_size: int | None = None
+    #: Longest runtime estimate admitted, in seconds; None means no limit.
+    max_estimate: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        where = f"partition {self.name!r}"
+        if not self.name:
+            raise InputError("a partition needs a non-empty name", field="name")
+        if self.nodes < 1:
+            raise InputError(f"{where}: nodes must be positive, got {self.nodes}", field="nodes")
+        if self.max_size is not None and not 1 <= self.max_size <= self.nodes:
+            raise InputError(
+                f"{where}: max_size must be in 1..{self.nodes} (its nodes), got {self.max_size}",
+                field="max_size",
+            )
+        if self.max_estimate is not None and self.max_estimate < 1:
+            raise InputError(
+                f"{where}: max_estimate must be positive, got {self.max_estimate}",
+                field="max_estimate",
+            )
+
+    def admits(self, job: Job) -> bool:
+        """Whether this partition's class of jobs includes ``job``."""
+        limit = self.nodes if self.max_size is None else self.max_size
+        return job.size <= limit and (self.max_estimate is None or job.estimate <= self.max_estimate)
+
+
+def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec, ...]:
+    """Validate a partition list as a whole: non-empty, unique names, known policies."""
+    specs = tuple(partitions)
+    if not specs:
+        raise InputError("a partitioned machine needs at least one partition", field="partitions")
+    names = [p.name for p in specs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise InputError(f"duplicate partition name(s): {', '.join(duplicates)}", field="partitions")
+    for p in specs:
+        if p.scheduler == PARTITIONED:
+            raise InputError(f"partition {p.name!r} cannot itself be partitioned", field="scheduler")
+        make_scheduler(p.scheduler, p.nodes)  # unknown policy names fail here, before a run
+    return specs
+
+
+def check_policy(scheduler: str, partitions: tuple[PartitionSpec, ...]) -> None:
+    """A configuration names ``partitioned`` as its scheduler exactly when it has partitions.
+
+    Each partition names its own policy, so a machine-wide policy beside partitions
+    would be ambiguous; both configurations call this in their validation.
+    """
+    if partitions and scheduler != PARTITIONED:
+        raise InputError(
+            f"scheduler {scheduler!r} given with partitions: each partition sets its own policy",
+            field="--scheduler",
+        )
+    if scheduler == PARTITIONED and not partitions:
+        raise InputError(
+            f"scheduler {PARTITIONED!r} needs partitions (--partitions FILE)", field="--scheduler"
+        )
+    if partitions:
+        check_partitions(partitions)
+
+
+def partition_specs(raw: Iterable[Mapping[str, Any]]) -> tuple[PartitionSpec, ...]:
+    """Specs from plain mappings (e.g. ``attrs.asdict`` output read back from JSON)."""
+    return check_partitions(PartitionSpec(**dict(r)) for r in raw)
+
+
+def label(partitions: Iterable[PartitionSpec]) -> str:
+    """Compact description, e.g. ``short:32:easy(est<=3600)+batch:96:easy``."""
+    parts = []
+    for p in partitions:
+        limits = []
+        if p.max_size is not None:
+            limits.append(f"size<={p.max_size}")
+        if p.max_estimate is not None:
+            limits.append(f"est<={p.max_estimate}")
+        suffix = f"({','.join(limits)})" if limits else ""
+        parts.append(f"{p.name}:{p.nodes}:{p.scheduler}{suffix}")
+    return "+".join(parts)
+
+
+@define(slots=True)
+class PartitionStats:
+    """What one partition did, for the run summary."""
+
+    routed: int = 0
+    started: int = 0
+    ended: int = 0
+    sum_wait: int = 0
+    #: Node-seconds used by jobs that ended in this partition.
+    used_work: int = 0
+
+
+class PartitionedScheduler(Scheduler):
+    """Several sub-schedulers, each on its own nodes, behind the one-scheduler interface.
+
+    Not in the policy registry: it needs a partition list, not just a node count. Build
+    it with :func:`build_scheduler` from a configuration.
+    """
+
+    name = PARTITIONED
+    summary = "several partitions, each with its own queue, nodes and policy"
+
+    def __init__(self, partitions: Iterable[PartitionSpec]) -> None:
+        self.specs = check_partitions(partitions)
+        super().__init__(sum(p.nodes for p in self.specs))
+        self.parts: list[Scheduler] = [make_scheduler(p.scheduler, p.nodes) for p in self.specs]
+        #: Idle nodes of each partition, kept here: the machine only knows the total.
+        self.free: list[int] = [p.nodes for p in self.specs]
+        self.stats: list[PartitionStats] = [PartitionStats() for _ in self.specs]
+        # Partition of each queued or running job, by arrival sequence number.
+        self._where: dict[int, int] = {}
+
+    def route(self, job: Job) -> int | None:
+        """Index of the partition ``job`` goes to, or None if none admits it."""
+        for i, spec in enumerate(self.specs):
+            if spec.admits(job):
+                return i
+        return None
+
+    def admits(self, job: Job) -> bool:
+        return self.route(job) is not None
+
+    def enqueue(self, job: Job, now: int) -> None:
+        i = self.route(job)
+        if i is None:
+            raise InputError(
+                f"job {job.id} ({job.size} nodes, estimate {job.estimate} s) fits no partition"
+                f" of {label(self.specs)}; add a catch-all last partition",
+                field="partitions",
+            )
+        self._where[job.seq] = i
+        self.stats[i].routed += 1
+        self.parts[i].enqueue(job, now)
+
+    def job_ended(self, job: Job, now: int) -> None:
+        i = self._where.pop(job.seq)
+        self.free[i] += job.size
+        stats = self.stats[i]
+        stats.ended += 1
+        stats.used_work += job.size * (now - job.start)
+        self.parts[i].job_ended(job, now)
+
+    def schedule(self, now: int, free: int) -> list[Job]:
+        if free != sum(self.free):  # the machine and the partitions disagree: a bug
+            raise RuntimeError(f"machine has {free} free nodes, partitions {self.free}")
+        started: list[Job] = []
+        for i, part in enumerate(self.parts):
+            if not part.queue:
+                continue
+            jobs = part.schedule(now, self.free[i])
+            if not jobs:
+                continue
+            used = sum(j.size for j in jobs)
+            if used > self.free[i]:
+                raise RuntimeError(f"partition {self.specs[i].name!r} overcommitted: {used} > {self.free[i]}")
+            self.free[i] -= used
+            stats = self.stats[i]
+            stats.started += len(jobs)
+            stats.sum_wait += sum(now - j.submit for j in jobs)
+            started.extend(jobs)
+        return started
+
+    @property
+    def queued(self) -> int:
+        """Jobs waiting in all partitions."""
+        return sum(len(p.queue) for p in self.parts)
+
+    def summary(self, window: int | None = None) -> dict[str, dict[str, Any]]:
+        """Per-partition counts, mean wait of started jobs, utilisation over ``window`` s."""
+        out: dict[str, dict[str, Any]] = {}
+        for spec, part, s in zip(self.specs, self.parts, self.stats, strict=True):
+            out[spec.name] = {
+                "nodes": spec.nodes,
+                "scheduler": spec.scheduler,
+                "routed": s.routed,
+                "started": s.started,
+                "ended": s.ended,
+                "queued_at_end": len(part.queue),
+                "mean_wait": s.sum_wait / s.started if s.started else 0.0,
+                "utilization": s.used_work / (spec.nodes * window) if window else 0.0,
+            }
+        return out
+
+
+def build_scheduler(scheduler: str, nodes: int, partitions: tuple[PartitionSpec, ...] = ()) -> Scheduler:
+    """The scheduler a configuration describes: a registered policy, or the partitions."""
+    if not partitions:
+        return make_scheduler(scheduler, nodes)
+    total = sum(p.nodes for p in partitions)
+    if nodes != total:
+        raise InputError(
+            f"machine size {nodes} differs from the partitions' total {total}", field="--nodes"
+        )
+    return PartitionedScheduler(partitions)
