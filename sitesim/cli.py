@@ -45,8 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     from sitesim.schedulers import available
     from sitesim.workload.estimates import estimate_models
 
+    # Summaries are plain text; argparse would read a '%' in them as a format directive.
     schedulers = "; ".join(f"{n}: {c.summary}" for n, c in sorted(available().items()))
     estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
+    schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
     parser = argparse.ArgumentParser(
         prog="sitesim",
         usage="sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]",

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Regenerate every figure and table of docs/reproducing.md, timing each step.
+
+    python scripts/reproduce.py            # all steps; trace-based ones need $SITESIM_TRACES
+    python scripts/reproduce.py --fresh    # also drop the sweep CSVs first (no resume)
+
+Each step is one script run as its own process; the table printed at the end (and
+written to docs/figures/reproduce_times.md) gives its wall time on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FIGURES = REPO / "docs" / "figures"
+
+#: (script and arguments, needs the real traces?)
+STEPS: list[tuple[list[str], bool]] = [
+    (["extract_empirical.py", "--out", "empirical"], True),
+    (["plot_models.py"], False),
+    (["plot_validation.py"], False),
+    (["replay_table.py"], True),
+    (["exp_prediction.py"], False),
+    (["exp_violations.py"], False),
+    (["exp_load_scaling.py"], False),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fresh", action="store_true", help="delete sweep CSVs before running")
+    args = parser.parse_args()
+    if args.fresh:
+        for csv in FIGURES.glob("sweep_*.csv"):
+            csv.unlink()
+    have_traces = bool(os.environ.get("SITESIM_TRACES"))
+    rows = []
+    total = 0.0
+    for command, needs_traces in STEPS:
+        name = " ".join(command)
+        if needs_traces and not have_traces:
+            rows.append((name, "skipped (SITESIM_TRACES unset)"))
+            continue
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / command[0]), *command[1:]], cwd=REPO)
+        elapsed = time.perf_counter() - started
+        total += elapsed
+        if done.returncode != 0:
+            print(f"reproduce: {name} failed with status {done.returncode}", file=sys.stderr)
+            return 1
+        rows.append((name, f"{elapsed:.0f} s"))
+    lines = ["| step | wall time |", "|---|---|", *(f"| `{n}` | {t} |" for n, t in rows)]
+    lines.append(f"| total | {total:.0f} s ({total / 60:.1f} min) |")
+    text = "\n".join(lines) + "\n"
+    (FIGURES / "reproduce_times.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
