@@ -1,0 +1,87 @@
+"""Site files (models/*.toml) and the site-level command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitesim.cli import main
+from sitesim.errors import InputError
+from sitesim.runs.site import DAY, YEAR
+from sitesim.runs.sitefile import load_site_file, site_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_shipped_paper_site_is_the_papers_setup() -> None:
+    config = site_config(load_site_file(REPO / "models" / "paper.toml"), {})
+    assert (config.users, config.submittal, config.workpool) == (10, "batch", "plain")
+    assert (config.nodes, config.scheduler, config.estimates) == (128, "fcfs", "exact")
+    assert config.duration == YEAR
+
+
+def test_command_line_overrides_the_site_file() -> None:
+    base = load_site_file(REPO / "models" / "paper.toml")
+    config = site_config(base, {"scheduler": "easy", "users": 20, "seed": None})
+    assert (config.scheduler, config.users, config.seed) == ("easy", 20, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("userz = 3\n", "userz: unknown key"),
+        ('users = "ten"\n', "users: wrong type str"),
+        ("users = \n", "invalid TOML"),
+    ],
+)
+def test_bad_site_files_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "site.toml"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_site_file(path)
+    assert str(path) in str(info.value) and expected in str(info.value)
+
+
+def test_default_command_runs_the_paper_setup(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--duration", "30"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("#uid load av-util av-resp av-wait av-sld num_jobs complete model wp")
+    users = [line for line in out if line[:1].isdigit()]
+    assert len(users) == 11  # ten #uid lines and the #sid line
+    assert users[-1].endswith(" fcfs 10")
+
+
+def test_site_run_writes_config_and_seed_with_the_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    argv = ["--site", str(REPO / "models" / "paper.toml"), "-s", "easy", "-u", "4",
+            "--duration", "20", "--seed", "9", "--out", str(out)]
+    assert main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["scheduler"] == "easy"
+    assert summary["config"]["seed"] == 9
+    assert summary["config"]["duration"] == 20 * DAY
+    assert (out / "trace.swf").read_text().startswith("; Version: 2.2")
+    assert (out / "stats.txt").read_text().count("\n") == 4 + 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["-m", "nope"], "unknown submittal model 'nope'"),
+        (["-w", "nope"], "unknown workpool model 'nope'"),
+        (["--empirical", "nope"], "unknown empirical model 'nope'"),
+        (["--site", "missing.toml"], "cannot read site file"),
+    ],
+)
+def test_site_level_input_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], expected: str) -> None:
+    assert main([*argv, "--duration", "1"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_replay_only_options_are_refused_in_site_level_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--load-factor", "2"])
+    assert info.value.code == 2
