@@ -57,6 +57,8 @@ class ConservativeScheduler(Scheduler):
         # (reserved start, seq, job) entries; stale ones are skipped when popped.
         self._due: list[tuple[int, int, Job]] = []
         self._dirty = False
+        # Latest end of the node-time released by early ends since the last compression.
+        self._released_until = 0
         #: Compressions done, and how many reservations they moved (for diagnostics).
         self.compressions = 0
         self.moves = 0
@@ -98,6 +100,8 @@ class ConservativeScheduler(Scheduler):
         if now < planned:
             self.profile.release(now, planned, job.size)
             self._dirty = True
+            if planned > self._released_until:
+                self._released_until = planned
 
     def schedule(self, now: int, free: int) -> list[Job]:
         self._sync(now)
@@ -139,25 +143,50 @@ class ConservativeScheduler(Scheduler):
         scheduler only at events, the job would miss its start. At the fixed point
         every reservation begins where some planned end frees the nodes, so an event
         (that end, or an earlier one that triggers a new compression) is guaranteed.
-        Each repetition only moves starts earlier, so it terminates; later passes are
-        cheap because most jobs are ruled out by ``max_free_before``.
+        Each repetition only moves starts earlier, so it terminates.
+
+        What keeps this cheap: after the previous compression (and at its arrival) each
+        waiting job sat at its earliest start; since then nodes were only *added* on
+        the intervals released by early ends (all ending by ``_released_until``) and
+        on the places vacated by the moves of this compression. An earlier start for
+        a job must use some of that room, which bounds the anchors worth trying
+        (``limit``); a job that has seen no move since it was last checked is skipped.
         """
         self._dirty = False
         self.compressions += 1
         profile = self.profile
         starts = self._start
+        queue = self.queue
+        released_until = self._released_until
+        # Vacated intervals (old start, old end) of the moves made so far.
+        vacated: list[tuple[int, int]] = []
+        # Per queue position: len(vacated) when last checked (-1: not yet).
+        checked = [-1] * len(queue)
         moved = True
         while moved:
             moved = False
-            for job in self.queue:
+            for k, job in enumerate(queue):
                 old = starts[job]
-                if old <= now or profile.max_free_before(old) < job.size:
+                seen = checked[k]
+                if old <= now or seen == len(vacated):
                     continue
                 length = planned_length(job)
-                new = profile.earliest(now, job.size, length, latest=old, own=job.size)
+                limit = released_until if seen < 0 else now
+                for v0, v1 in vacated[max(seen, 0) :]:
+                    if v0 < old + length and v1 > limit:
+                        limit = v1
+                checked[k] = len(vacated)
+                if limit > old:
+                    limit = old
+                if limit <= now or profile.max_free_before(limit) < job.size:
+                    continue
+                new = profile.earliest(now, job.size, length, latest=old, own=job.size, limit=limit)
                 if new < old:
                     profile.release(old, old + length, job.size)
                     profile.reserve(new, new + length, job.size)
                     self._set_start(job, new)
+                    vacated.append((old, old + length))
+                    checked[k] = len(vacated)
                     self.moves += 1
                     moved = True
+        self._released_until = now

@@ -75,6 +75,7 @@ class Profile:
         duration: int,
         latest: int | None = None,
         own: int = 0,
+        limit: int | None = None,
     ) -> int:
         """The anchor point: first time >= ``now`` with ``size`` nodes free for ``duration``.
 
@@ -84,18 +85,23 @@ class Profile:
         free without removing it: every window tried starts before ``latest`` and so
         ends before ``latest + duration``, which makes "frames from ``latest`` on get
         ``own`` back" exact, and spares the split/merge of a release and re-reserve for
-        the (common) job that does not move.
+        the (common) job that does not move. With ``limit`` as well, only anchors before
+        it are tried (the caller knows nothing new can start later): if none is
+        feasible the answer is still ``latest``.
         """
         if size > self.nodes:
             raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
         times, free = self.times, self.free
         n = len(times)
         i = self._frame(now)
+        if limit is not None and latest is None:
+            raise ValueError("earliest() with a limit needs a latest start to fall back on")
         back_from = latest if own else None
+        stop = latest if limit is None or (latest is not None and latest < limit) else limit
         while i < n:
             anchor = times[i] if times[i] > now else now
-            if latest is not None and anchor >= latest:
-                return latest
+            if stop is not None and anchor >= stop:
+                return latest  # type: ignore[return-value]  (stop is set only with latest)
             f = free[i]
             if back_from is not None and times[i] >= back_from:
                 f += own
@@ -163,14 +169,15 @@ class Profile:
         i = self._split(start)
         j = self._split(end)
         free = self.free
-        nodes = self.nodes
+        # Checked before anything changes, so a refused update leaves the profile intact
+        # (the splits alone change no value).
+        if (min(free[i:j]) + delta < 0) if delta < 0 else (max(free[i:j]) + delta > self.nodes):
+            raise RuntimeError(
+                f"profile cannot {'take' if delta < 0 else 'give back'} {abs(delta)} nodes"
+                f" over [{start}, {end}) (machine of {self.nodes})"
+            )
         for k in range(i, j):
-            v = free[k] + delta
-            if v < 0 or v > nodes:
-                raise RuntimeError(
-                    f"profile would have {v} free nodes of {nodes} at time {self.times[k]}"
-                )
-            free[k] = v
+            free[k] += delta
         # Only the two edges can have become equal to their neighbour: merge them.
         times = self.times
         if free[j] == free[j - 1]:
