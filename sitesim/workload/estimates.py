@@ -108,7 +108,7 @@ class FactorEstimates(EstimateModel):
     """
 
     name = "f"
-    summary = "F: uniform in [runtime, F x runtime] (badness factor, F >= 1)"
+    summary = "f:F, uniform in [runtime, F x runtime] (badness factor F >= 1)"
     random = True
 
     def __init__(self, arg: str | None = None) -> None:
@@ -149,7 +149,7 @@ class MualemFeitelsonEstimates(EstimateModel):
     """
 
     name = "mf"
-    summary = "Mu'alem-Feitelson model: 10% 0.99r, else r/U(0,1] (x10 under 90 s), cap 24 h"
+    summary = "mf[:CAP], Mu'alem-Feitelson: 10% 0.99r, else r/U(0,1], x10 under 90 s, cap 24 h"
     random = True
 
     #: Default cap: 24 hours, the "upper bound (e.g., 24 hours)" of the paper.
