@@ -42,3 +42,4 @@ def test_bench_script_smoke(tmp_path: Path) -> None:
     rows = [line for line in done.stdout.splitlines() if line.startswith("| synthetic")]
     assert len(rows) == 4
     assert "| 400 |" in rows[-1]
+    assert rows[-1].count("|") == 8
