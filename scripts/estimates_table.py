@@ -1,0 +1,129 @@
+"""Replay real logs under EASY and conservative backfilling with several estimate models.
+
+The experiment of Mu'alem & Feitelson (2001, section 4): how does the accuracy of the
+runtime estimates change backfilling performance? Each trace is replayed under
+``easy`` and ``cons`` with the users' own estimates (``trace``), exact ones (``f:1``)
+and the badness factors ``f:2``, ``f:4``, ``f:11`` (seed 0), and the mean response
+time, mean bounded slowdown, mean wait and utilisation are tabulated, with each run's
+wall-clock time.
+
+Traces are looked up in ``$SITESIM_TRACES`` (or ``--traces DIR``); missing ones are
+skipped. With ``--doc FILE`` the tables replace whatever lies between the
+``<!-- estimates-table:start -->`` and ``<!-- estimates-table:end -->`` markers of
+FILE, so the hand-written discussion around them is kept.
+
+    python scripts/estimates_table.py --doc docs/backfilling-results.md --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from sitesim.runs.replay import ReplayConfig, run_replay
+
+TRACES = {
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
+}
+SCHEDULERS = ("easy", "cons")
+ESTIMATES = ("trace", "f:1", "f:2", "f:4", "f:11")
+START, END = "<!-- estimates-table:start -->", "<!-- estimates-table:end -->"
+
+
+def one_run(args: tuple[str, str, str, str, int]) -> dict:
+    """Replay one (trace, scheduler, estimates) cell; returns the row and its timing."""
+    name, path, scheduler, estimates, seed = args
+    t0 = time.perf_counter()
+    result = run_replay(ReplayConfig(trace=path, scheduler=scheduler, estimates=estimates, seed=seed))
+    seconds = time.perf_counter() - t0
+    s = result.summary
+    return {
+        "trace": name,
+        "scheduler": scheduler,
+        "estimates": estimates,
+        "jobs": s["completed"],
+        "killed": s["killed"],
+        "response": s["mean_response"],
+        "bsld": s["mean_bounded_slowdown"],
+        "wait": s["mean_wait"],
+        "util": s["utilization"],
+        "seconds": seconds,
+    }
+
+
+def markdown(rows: list[dict], seed: int) -> str:
+    lines = [
+        f"Seed {seed}. Response and wait in seconds; bounded slowdown with a 10 s threshold;"
+        " *time* is the wall-clock time of that replay.",
+        "",
+    ]
+    for trace in dict.fromkeys(r["trace"] for r in rows):
+        mine = [r for r in rows if r["trace"] == trace]
+        lines += [
+            f"### {trace} ({mine[0]['jobs']:,} jobs)",
+            "",
+            "| estimates | scheduler | mean response | mean bounded slowdown | mean wait"
+            " | utilisation | killed | time (s) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in mine:
+            lines.append(
+                f"| {r['estimates']} | {r['scheduler']} | {r['response']:,.0f} | {r['bsld']:.1f}"
+                f" | {r['wait']:,.0f} | {r['util']:.3f} | {r['killed']:,} | {r['seconds']:.1f} |"
+            )
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_doc(doc: Path, table: str) -> None:
+    text = doc.read_text() if doc.exists() else f"# Backfilling results\n\n{START}\n{END}\n"
+    if START not in text or END not in text:
+        raise SystemExit(f"{doc}: markers {START} / {END} not found")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    doc.write_text(f"{head}{START}\n{table}{END}{tail}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--traces", default=os.environ.get("SITESIM_TRACES"), help="directory of the SWF logs")
+    parser.add_argument("--only", nargs="*", choices=sorted(TRACES), help="traces to run (default: all)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="replays run in parallel")
+    parser.add_argument("--doc", type=Path, help="markdown file whose table section to replace")
+    args = parser.parse_args(argv)
+    if not args.traces:
+        print("SITESIM_TRACES is not set (or give --traces): nothing to replay", file=sys.stderr)
+        return 0
+    cells = []
+    for name in args.only or TRACES:
+        path = Path(args.traces) / TRACES[name]
+        if not path.exists():
+            print(f"skipping {name}: {path.name} not in {args.traces}", file=sys.stderr)
+            continue
+        cells += [(name, str(path), s, e, args.seed) for e in ESTIMATES for s in SCHEDULERS]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = []
+        for row in pool.map(one_run, cells):
+            print(
+                f"{row['trace']:9} {row['scheduler']:5} {row['estimates']:6}"
+                f" response {row['response']:10.0f}  bsld {row['bsld']:7.1f}  {row['seconds']:6.1f} s",
+                file=sys.stderr,
+            )
+            rows.append(row)
+    table = markdown(rows, args.seed)
+    if args.doc:
+        write_doc(args.doc, table)
+    else:
+        sys.stdout.write(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
