@@ -41,6 +41,8 @@ class Recorder:
         self.events: list[Event] = []
         self.started: list[Job] = []
         self.ended: list[Job] = []
+        #: (job id, start, end) of every killed run.
+        self.killed: list[tuple[int, int, int]] = []
         self.busy = 0
         self.max_busy = 0
 
@@ -56,6 +58,12 @@ class Recorder:
     def on_end(self, job: Job) -> None:
         self.events.append((job.end, "end", job.id))
         self.ended.append(job)
+        self.busy -= job.size
+
+    def on_kill(self, job: Job) -> None:
+        """A run killed by a preempting scheduler (timed-run): its nodes are free again."""
+        self.events.append((job.end, "kill", job.id))
+        self.killed.append((job.id, job.start, job.end))
         self.busy -= job.size
 
     def starts(self) -> dict[int, int]:

@@ -9,7 +9,7 @@ from sitesim.workload.job import Job
 
 
 class EventLog:
-    """Site observer printing submissions, starts and ends as they happen."""
+    """Site observer printing submissions, starts, ends and kills as they happen."""
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out or sys.stderr
@@ -27,3 +27,7 @@ class EventLog:
     def on_end(self, job: Job) -> None:
         how = "killed at its estimate" if job.killed else "completes"
         print(f"{job.end} job {job.id} {how}", file=self.out)
+
+    def on_kill(self, job: Job) -> None:
+        print(f"{job.end} job {job.id} killed by the scheduler after {job.end - job.start} s"
+              " (to be restarted)", file=self.out)

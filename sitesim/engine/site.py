@@ -4,6 +4,14 @@ The site is the only place that knows a job's real runtime. It turns scheduler
 decisions into node allocations and completion events, and tells observers (metrics,
 trace writers, waiting users) about submissions, starts and ends. Job sources (a trace
 replay, simulated users) only call :meth:`Site.submit`.
+
+Schedulers that preempt (timed-run scheduling, docs/trial-runs.md) get a
+:class:`Control` through ``scheduler.bind``: ``kill`` frees a running job's nodes at
+once (so the same pass can start other jobs on them) and ``timer`` asks for a call back
+after some seconds of a run. A killed run's completion event stays queued; the run
+token on the job (``job.run_token``, the pending completion event) tells the stale
+event apart. Policies that never kill pay one attribute store per start and one
+identity test per end.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from typing import Protocol
 
 import simpy
 
-from sitesim.engine.events import COMPLETION, SCHEDULING, At
+from sitesim.engine.events import COMPLETION, SCHEDULING, TIMER, At
 from sitesim.engine.machine import Machine
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.job import Job
@@ -27,6 +35,38 @@ class SiteObserver(Protocol):
     def on_submit(self, job: Job) -> None: ...
     def on_start(self, job: Job) -> None: ...
     def on_end(self, job: Job) -> None: ...
+    def on_kill(self, job: Job) -> None:
+        """A run was killed by the scheduler; ``start``/``end`` delimit it during the call."""
+
+
+class Control:
+    """What a scheduler may do to running jobs besides starting them.
+
+    A separate object, not the site itself, so that a policy gets exactly these two
+    powers and nothing else of the engine.
+    """
+
+    __slots__ = ("_site",)
+
+    def __init__(self, site: Site) -> None:
+        self._site = site
+
+    def kill(self, job: Job) -> None:
+        """Kill ``job``'s current run now; its nodes are free for starts in this pass.
+
+        The job is not ended: it is the scheduler's to start again (from scratch) later.
+        The scheduler's own ``job_ended`` is not called for it.
+        """
+        self._site._kill(job)
+
+    def timer(self, job: Job, seconds: int) -> None:
+        """Call ``scheduler.timer_expired(job, now)`` ``seconds`` into the run that ``job``
+        is in, or starts in, at the end of this pass; then hold a scheduling pass.
+
+        Meant for ``schedule()``; the timer is dropped if that run ends or is killed
+        first.
+        """
+        self._site._timers.append((job, seconds))
 
 
 class Site:
@@ -39,19 +79,23 @@ class Site:
         self._submit_hooks: list[JobHook] = []
         self._start_hooks: list[JobHook] = []
         self._end_hooks: list[JobHook] = []
+        self._kill_hooks: list[JobHook] = []
+        self._timers: list[tuple[Job, int]] = []
         self._watchers: dict[int, simpy.Event] = {}
         self._pass_pending = False
         self._seq = 0
         #: Jobs submitted, running now.
         self.submitted = 0
         self.running = 0
+        scheduler.bind(Control(self))
 
     def observe(self, observer: object) -> None:
-        """Register whichever of ``on_submit``/``on_start``/``on_end`` the observer has."""
+        """Register whichever of ``on_submit``/``on_start``/``on_end``/``on_kill`` it has."""
         for name, hooks in (
             ("on_submit", self._submit_hooks),
             ("on_start", self._start_hooks),
             ("on_end", self._end_hooks),
+            ("on_kill", self._kill_hooks),
         ):
             hook = getattr(observer, name, None)
             if hook is not None:
@@ -96,12 +140,49 @@ class Site:
             else:
                 duration = job.runtime
             self.running += 1
-            At(self.env, duration, COMPLETION, self._end, job)
+            job.run_token = At(self.env, duration, COMPLETION, self._end, job)
             for hook in self._start_hooks:
                 hook(job)
+        if self._timers:
+            self._set_timers()
+
+    def _set_timers(self) -> None:
+        timers, self._timers = self._timers, []
+        for job, seconds in timers:
+            token = job.run_token
+            if token is None:
+                raise RuntimeError(f"timer set on job {job.id}, which is not running")
+            At(self.env, seconds, TIMER, self._ring, (job, token))
+
+    def _ring(self, event: simpy.Event) -> None:
+        job, token = event.value
+        if job.run_token is not token:  # that run ended or was killed meanwhile
+            return
+        self.scheduler.timer_expired(job, int(self.env.now))
+        self._request_pass()
+
+    def _kill(self, job: Job) -> None:
+        if job.run_token is None:
+            raise RuntimeError(f"job {job.id} is not running: only a running job can be killed")
+        job.run_token = None
+        now = int(self.env.now)
+        self.machine.release(job.size)
+        self.running -= 1
+        if job.first_start < 0:
+            job.first_start = job.start
+        job.restarts += 1
+        job.lost += now - job.start
+        job.end = now
+        for hook in self._kill_hooks:
+            hook(job)
+        # Back to "waiting": a run cut off before the restart reports it as never started.
+        job.start = job.end = -1
 
     def _end(self, event: simpy.Event) -> None:
         job: Job = event.value
+        if job.run_token is not event:  # completion of a run killed earlier
+            return
+        job.run_token = None
         job.end = int(self.env.now)
         self.machine.release(job.size)
         self.running -= 1

@@ -13,7 +13,11 @@ Definitions (docs/metrics.md has the full text):
 - offered load = node-seconds requested (size x runtime of every submitted job) /
   (nodes x submission span); accepted load = node-seconds used during the submission
   span / (nodes x submission span) -- lower than offered when the site cannot keep up;
-- throughput = completed jobs per 24 h of window.
+- throughput = completed jobs per 24 h of window;
+- waits by class (all, short, failed short), and runs killed by a preempting scheduler
+  with their lost work: sitesim/metrics/waits.py. A killed run's nodes stop counting as
+  busy when it is killed, so utilisation is the node-seconds really occupied (the lost
+  ones included; ``useful_utilization`` leaves them out).
 
 Everything is accumulated as jobs end, so memory does not grow with the trace.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 from attrs import define, field
 
+from sitesim.metrics.waits import SHORT_THRESHOLD, WaitStats
 from sitesim.workload.job import Job
 
 DAY = 86_400
@@ -106,6 +111,14 @@ class RunMetrics:
     busy_integral: float = 0.0
     integral_at_last_submit: float = 0.0
     end: int = -1
+    #: Waits by job class and killed runs; ``WaitStats(short=...)`` sets the threshold.
+    waits: WaitStats = field(factory=WaitStats)
+
+    @classmethod
+    def for_scheduler(cls, nodes: int, scheduler: object) -> RunMetrics:
+        """Metrics whose short-job threshold is the scheduler's trial length, if it has
+        one (timed-run scheduling), else the default 90 s (sitesim/metrics/waits.py)."""
+        return cls(nodes, waits=WaitStats(short=getattr(scheduler, "trial_length", SHORT_THRESHOLD)))
 
     def _advance(self, now: int) -> None:
         self.busy_integral += self.busy * (now - self._busy_since)
@@ -139,6 +152,13 @@ class RunMetrics:
         self.busy -= job.size
         self.system.add_end(job)
         self._user(job.user).add_end(job)
+        self.waits.add(job)
+
+    def on_kill(self, job: Job) -> None:
+        """A preempting scheduler killed a run (``start``..``end``); it will be restarted."""
+        self._advance(job.end)
+        self.busy -= job.size
+        self.waits.kill(job)
 
     def close(self, end: int | None = None) -> None:
         """End the observation window at ``end`` (default: the last completion)."""
@@ -165,6 +185,10 @@ class RunMetrics:
         out["throughput_per_day"] = self.system.completed * DAY / window if window else 0.0
         out["makespan"] = window
         out["time_origin"] = self.t0
+        out.update(self.waits.summary())
+        out["useful_utilization"] = (
+            (self.busy_integral - self.waits.wasted_work) / capacity if capacity else 0.0
+        )
         return out
 
     def user_summaries(self) -> dict[int, dict[str, float | int]]:

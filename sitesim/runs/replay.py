@@ -27,6 +27,7 @@ from sitesim.schedulers.partitioned import (
     check_policy,
     label,
 )
+from sitesim.schedulers.timed import TimedScheduler
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.replay import TraceReplay
@@ -75,6 +76,8 @@ class ReplayResult:
     violations: dict[str, Any] = field(factory=dict)
     #: Per-partition summary (docs/partitions.md); empty without partitions.
     partitions: dict[str, Any] = field(factory=dict)
+    #: Trial runs and what became of them (timed-run schedulers, docs/trial-runs.md).
+    trial_runs: dict[str, Any] = field(factory=dict)
 
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
@@ -96,6 +99,7 @@ class ReplayResult:
                 "trace_jobs": self.counts,
                 "violations": self.violations,
                 **({"partitions": self.partitions} if self.partitions else {}),
+                **({"trial_runs": self.trial_runs} if self.trial_runs else {}),
             },
         )
 
@@ -134,7 +138,7 @@ def run_replay(
         env = simpy.Environment()
         scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
         site = Site(env, Machine(nodes), scheduler)
-        metrics = RunMetrics(nodes)
+        metrics = RunMetrics.for_scheduler(nodes, scheduler)
         site.observe(metrics)
         violations = ViolationCounter()
         site.observe(violations)
@@ -177,6 +181,8 @@ def run_replay(
         )
         if isinstance(scheduler, PartitionedScheduler):
             result.partitions = scheduler.summary(metrics.window)
+        if isinstance(scheduler, TimedScheduler):
+            result.trial_runs = scheduler.summary()
         if out is not None:
             write_json(out / "summary.json", result.document())
             write_text(

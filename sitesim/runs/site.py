@@ -155,7 +155,7 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
     site = Site(env, Machine(config.nodes), scheduler)
     # Users never ask for more nodes than the largest partition has (the whole machine).
     largest = max((p.nodes for p in config.partitions), default=config.nodes)
-    metrics = RunMetrics(config.nodes)
+    metrics = RunMetrics.for_scheduler(config.nodes, scheduler)
     site.observe(metrics)
     if debug:
         site.observe(EventLog())

@@ -6,16 +6,20 @@ It sees only each job's ``size`` and ``estimate`` (never the real runtime), exac
 information a production scheduler has. The site performs the allocation.
 
 A new policy is one class with a ``name`` and ``@register``; the CLI, site files and
-sweeps find it through :func:`make_scheduler`.
+sweeps find it through :func:`make_scheduler`, by ``NAME`` or ``NAME:ARG`` (as estimate
+models are named); a policy that takes an argument overrides :meth:`Scheduler.from_arg`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from sitesim.errors import InputError
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:
+    from sitesim.engine.site import Control
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
 
@@ -41,6 +45,22 @@ class Scheduler(ABC):
 
     def job_ended(self, job: Job, now: int) -> None:
         """A running job ended (completed or killed) and its nodes are free again."""
+
+    @classmethod
+    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
+        """Build from what follows ``NAME:`` in the spec (None if nothing does)."""
+        if arg is not None:
+            raise InputError(f"scheduler {cls.name!r} takes no argument (got {arg!r})", field="--scheduler")
+        return cls(nodes)
+
+    def bind(self, control: Control) -> None:
+        """The site hands over its :class:`~sitesim.engine.site.Control` (kill, timers).
+
+        Policies that only ever start jobs ignore it.
+        """
+
+    def timer_expired(self, job: Job, now: int) -> None:
+        """A timer set with ``control.timer`` rang; a scheduling pass follows."""
 
     def admits(self, job: Job) -> bool:
         """Whether this scheduler can ever run ``job`` (trace replay skips those it can't).
@@ -71,10 +91,17 @@ def available() -> dict[str, type[Scheduler]]:
     return dict(_REGISTRY)
 
 
-def make_scheduler(name: str, nodes: int) -> Scheduler:
-    """Instantiate the scheduler registered as ``name``; unknown names are input errors."""
+def make_scheduler(spec: str, nodes: int) -> Scheduler:
+    """Instantiate ``NAME`` or ``NAME:ARG`` (e.g. ``timed:easy:300``); unknown names are
+    input errors."""
+    name, sep, arg = spec.partition(":")
     cls = _REGISTRY.get(name)
     if cls is None:
         known = ", ".join(sorted(_REGISTRY))
-        raise InputError(f"unknown scheduler {name!r} (known: {known})", field="--scheduler")
-    return cls(nodes)
+        raise InputError(f"unknown scheduler {spec!r} (known: {known})", field="--scheduler")
+    return cls.from_arg(nodes, arg if sep else None)
+
+
+def check_scheduler(spec: str) -> None:
+    """Raise the input error :func:`make_scheduler` would, without a run to build it for."""
+    make_scheduler(spec, 1)

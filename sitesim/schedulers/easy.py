@@ -40,18 +40,7 @@ class EasyScheduler(Scheduler):
 
     def shadow(self, need: int, free: int) -> tuple[int, int]:
         """Shadow time and extra nodes for a head job of ``need`` nodes."""
-        running = self._running
-        avail = free
-        for i, (end, _seq, size) in enumerate(running):
-            avail += size
-            if avail >= need:
-                # Jobs expected to end at the very same instant free their nodes too.
-                for later_end, _s, later_size in running[i + 1 :]:
-                    if later_end != end:
-                        break
-                    avail += later_size
-                return end, avail - need
-        raise RuntimeError(f"job of {need} nodes can never run on {self.nodes} nodes")
+        return shadow(self._running, need, free)
 
     def schedule(self, now: int, free: int) -> list[Job]:
         queue = self.queue
@@ -91,3 +80,23 @@ class EasyScheduler(Scheduler):
         for i in reversed(picked):
             del queue[i]
         return started
+
+
+def shadow(running: list[tuple[int, int, int]], need: int, free: int) -> tuple[int, int]:
+    """Shadow time and extra nodes for a head job of ``need`` nodes, ``free`` nodes idle
+    and ``running`` = sorted (expected end, seq, size) of the jobs holding the rest.
+
+    A function, not only a method, because the timed-run scheduler's EASY commitment
+    (sitesim/schedulers/commit.py) plans with the same rule over its own running list.
+    """
+    avail = free
+    for i, (end, _seq, size) in enumerate(running):
+        avail += size
+        if avail >= need:
+            # Jobs expected to end at the very same instant free their nodes too.
+            for later_end, _s, later_size in running[i + 1 :]:
+                if later_end != end:
+                    break
+                avail += later_size
+            return end, avail - need
+    raise RuntimeError(f"job of {need} nodes can never run on {free + sum(r[2] for r in running)} nodes")

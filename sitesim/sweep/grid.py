@@ -155,6 +155,7 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
 
 def _validate(grid: Grid) -> None:
     from sitesim.schedulers import available
+    from sitesim.schedulers.base import check_scheduler
     from sitesim.workload.estimates import estimate_models
 
     for mode in grid.mode:
@@ -168,9 +169,10 @@ def _validate(grid: Grid) -> None:
                 raise InputError(f"trace not found: {trace}", field="trace")
     known = available()
     for name in grid.scheduler:
-        if name not in known:
+        if name.partition(":")[0] not in known:
             raise InputError(f"unknown scheduler {name!r} (known: {', '.join(sorted(known))})",
                              field="scheduler")
+        check_scheduler(name)  # a bad argument, e.g. timed:cons
     models = estimate_models()
     for spec in grid.estimates:
         if spec is not None and spec.partition(":")[0] not in models:

@@ -44,10 +44,25 @@ class Job:
     failed: bool = False
     #: Position in arrival order, assigned by the site on submission.
     seq: int = field(default=-1)
+    #: Runs of this job killed by its scheduler (a trial run that was replaced) and
+    #: restarted from scratch later; ``start``/``end`` always describe the final run.
+    restarts: int = 0
+    #: Seconds run in those killed runs: work lost, ``size * lost`` node-seconds.
+    lost: int = 0
+    #: Start of the first run, set only when a run is killed (else it is ``start``).
+    first_start: int = -1
+    #: The site's token for the current run (its pending completion event); None when
+    #: not running. A completion whose token is stale belongs to a killed run.
+    run_token: Any = field(default=None, repr=False)
 
     @property
     def wait(self) -> int:
         return self.start - self.submit
+
+    @property
+    def first_wait(self) -> int:
+        """Submission to the first start (a trial run's start, if the job was restarted)."""
+        return (self.first_start if self.first_start >= 0 else self.start) - self.submit
 
     @property
     def response(self) -> int:
