@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay throughput, end to end: parse + simulate + write, in jobs per second.
+"""Simulation throughput, end to end: parse + simulate + write, in jobs per second.
 
     python scripts/bench.py --traces "$SITESIM_TRACES"
 
@@ -14,6 +14,10 @@ Rows:
   (median 10 min, sigma 1.5), Poisson arrivals at offered load 0.7, requested time =
   runtime x U(1, 3). It is written once per size to a temporary SWF, and the replay of
   that file is timed the same way. Equal jobs/s across 1x/2x/4x shows linear cost.
+- Site-level runs: one simulated year of 10, 50 and 200 users (batch submittal, plain
+  workpool, exact estimates, seed 0) through :func:`sitesim.runs.site.run_site` with
+  an output directory (the trace, stats and summary are written). Jobs/s counts the
+  jobs the users submitted; more users submit more jobs until the site saturates.
 
 jobs/s counts the job records read from the trace (every one is parsed and, unless
 skipped, simulated and written). The best of ``--repeat`` runs is reported, because
@@ -32,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from sitesim.runs.replay import ReplayConfig, run_replay
+from sitesim.runs.site import YEAR, SiteConfig, run_site
 from sitesim.workload.swf import STATUS_COMPLETED, SwfRecord, write_swf
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
@@ -90,6 +95,21 @@ def time_replay(trace: Path, scheduler: str, repeat: int, workdir: Path) -> tupl
     return read, best, best_cpu
 
 
+def time_site(users: int, scheduler: str, repeat: int, workdir: Path) -> tuple[int, float, float]:
+    """(jobs submitted, best wall s, best CPU s) of a one-year site-level run with outputs."""
+    best = best_cpu = float("inf")
+    submitted = 0
+    for k in range(repeat):
+        out = workdir / f"site-{users}-{scheduler}-{k}"
+        config = SiteConfig(users=users, scheduler=scheduler, duration=YEAR, seed=0)
+        started, cpu = time.perf_counter(), time.process_time()
+        result = run_site(config, out=out)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        best, best_cpu = min(best, elapsed), min(best_cpu, cpu)
+        submitted = result.summary["submitted"]
+    return submitted, best, best_cpu
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -103,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedulers", default="fcfs,easy", help="default fcfs,easy")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row, best kept (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="synthetic workload seed (default 1)")
+    parser.add_argument(
+        "--users", default="10,50,200",
+        help="site-level rows: one simulated year with these user counts ('' for none)",
+    )
     args = parser.parse_args(argv)
     schedulers = args.schedulers.split(",")
     scales = [int(s) for s in args.scales.split(",")]
@@ -127,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             for scheduler in schedulers:
                 read, wall, cpu = time_replay(trace, scheduler, args.repeat, workdir)
                 rows.append((f"synthetic {scale}x", scheduler, read, wall, cpu))
+        for users in (int(u) for u in args.users.split(",") if u):
+            for scheduler in schedulers:
+                jobs, wall, cpu = time_site(users, scheduler, args.repeat, workdir)
+                rows.append((f"site-level {users} users, 1 year", scheduler, jobs, wall, cpu))
 
     print("| workload | scheduler | jobs | wall s | jobs/s (wall) | CPU s | jobs/s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
