@@ -19,13 +19,16 @@ partitions leave a class of jobs without a home (add a catch-all last partition)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, make_scheduler
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:
+    from sitesim.engine.site import Control
 
 #: The ``scheduler`` name a partitioned configuration reports (Table 2's policy column).
 PARTITIONED = "partitioned"
@@ -178,6 +181,14 @@ class PartitionedScheduler(Scheduler):
         self.stats[i].routed += 1
         self.parts[i].enqueue(job, now)
 
+    def bind(self, control: Control) -> None:
+        """Each partition's policy gets a control that keeps its idle-node count right."""
+        for i, part in enumerate(self.parts):
+            part.bind(_PartControl(self, i, control))
+
+    def timer_expired(self, job: Job, now: int) -> None:
+        self.parts[self._where[job.seq]].timer_expired(job, now)
+
     def job_ended(self, job: Job, now: int) -> None:
         i = self._where.pop(job.seq)
         self.free[i] += job.size
@@ -226,6 +237,22 @@ class PartitionedScheduler(Scheduler):
                 "utilization": s.used_work / (spec.nodes * window) if window else 0.0,
             }
         return out
+
+
+class _PartControl:
+    """A partition's view of the site's control: a kill frees nodes of that partition."""
+
+    __slots__ = ("_owner", "_index", "_control")
+
+    def __init__(self, owner: PartitionedScheduler, index: int, control: Control) -> None:
+        self._owner, self._index, self._control = owner, index, control
+
+    def kill(self, job: Job) -> None:
+        self._control.kill(job)
+        self._owner.free[self._index] += job.size
+
+    def timer(self, job: Job, seconds: int) -> None:
+        self._control.timer(job, seconds)
 
 
 def build_scheduler(scheduler: str, nodes: int, partitions: tuple[PartitionSpec, ...] = ()) -> Scheduler:

@@ -155,3 +155,17 @@ def test_specs(spec: str, base: str, trial: int) -> None:
 def test_bad_specs_are_input_errors(spec: str) -> None:
     with pytest.raises(InputError):
         make_scheduler(spec, 16)
+
+
+def test_timed_partition_keeps_its_idle_nodes_right_through_kills() -> None:
+    """Fig. 2 in a 100-node timed:fcfs partition beside an EASY one: same schedule."""
+    from sitesim.schedulers.partitioned import PartitionedScheduler, PartitionSpec
+
+    sched = PartitionedScheduler(
+        [PartitionSpec("small", 10, "easy", max_size=1), PartitionSpec("timed", 100, "timed:fcfs")]
+    )
+    jobs = [*fig2(250), job(4, 5, 1, 400)]
+    rec = run_jobs(jobs, 110, sched)
+    assert rec.killed == [(3, 110, 300)]
+    assert rec.starts() == {1: 0, 4: 5, 3: 340, 2: 300}
+    assert sched.free == [10, 100]
