@@ -79,6 +79,8 @@ class Profile:
     ) -> int:
         """The anchor point: first time >= ``now`` with ``size`` nodes free for ``duration``.
 
+        The nodes must be free at the anchor instant itself even when ``duration`` is 0.
+
         With ``latest`` (a start known to be feasible), the scan stops there and returns
         it, so compression never scans past a job's current reservation. ``own`` is the
         size of the job's own reservation at ``[latest, latest + duration)``, counted as
