@@ -182,7 +182,7 @@ def run_replay(
         if isinstance(scheduler, PartitionedScheduler):
             result.partitions = scheduler.summary(metrics.window)
         if isinstance(scheduler, TimedScheduler):
-            result.trial_runs = scheduler.summary()
+            result.trial_runs = scheduler.trial_summary()
         if out is not None:
             write_json(out / "summary.json", result.document())
             write_text(

@@ -211,6 +211,6 @@ class TimedScheduler(Scheduler):
             self._note(now, "kill", job)
         return free
 
-    def summary(self) -> dict[str, Any]:
+    def trial_summary(self) -> dict[str, Any]:
         """Counts of trial runs and what became of them, for the run summary."""
         return {"scheduler": self.spec, "trial_length": self.trial_length, **self.counts}

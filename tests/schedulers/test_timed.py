@@ -7,8 +7,12 @@ schedules are derived by hand from the paper's rules and its narrative of Figs. 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from sitesim.cli import main
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.schedulers import make_scheduler
@@ -169,3 +173,17 @@ def test_timed_partition_keeps_its_idle_nodes_right_through_kills() -> None:
     assert rec.killed == [(3, 110, 300)]
     assert rec.starts() == {1: 0, 4: 5, 3: 340, 2: 300}
     assert sched.free == [10, 100]
+
+
+def test_cli_replays_under_a_timed_scheduler(tmp_path: Path) -> None:
+    trace = tmp_path / "t.swf"
+    trace.write_text(
+        "; MaxProcs: 4\n"
+        "1 0 -1 500 4 -1 -1 4 600 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "2 10 -1 20 2 -1 -1 2 600 -1 0 1 1 -1 -1 -1 -1 -1\n"
+    )
+    assert isinstance(TimedScheduler.summary, str)  # the help line, not shadowed
+    assert main(["-c", str(trace), "-s", "timed:easy:60", "--out", str(tmp_path / "out")]) == 0
+    doc = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert doc["trial_runs"]["trial_length"] == 60 and doc["trial_runs"]["killed"] == 1
+    assert doc["system"]["failed_short_jobs"] == 1 and doc["system"]["short_threshold"] == 60
