@@ -50,14 +50,20 @@ class TimedScheduler(Scheduler):
         f" policy commits; timed:fcfs or timed:easy, optional :SECONDS trial (default {DEFAULT_TRIAL})"
     )
 
-    def __init__(self, nodes: int, base: str = "easy", trial: int = DEFAULT_TRIAL, *, record: bool = False) -> None:
+    def __init__(
+        self, nodes: int, base: str = "easy", trial: int = DEFAULT_TRIAL, *, record: bool = False
+    ) -> None:
         super().__init__(nodes)
         policies = bases()
         if base not in policies:
             known = ", ".join(sorted(policies))
-            raise InputError(f"timed-run scheduling has no base {base!r} (known: {known})", field="--scheduler")
+            raise InputError(
+                f"timed-run scheduling has no base {base!r} (known: {known})", field="--scheduler"
+            )
         if trial < 1:
-            raise InputError(f"trial length must be a positive number of seconds, got {trial}", field="--scheduler")
+            raise InputError(
+                f"trial length must be a positive number of seconds, got {trial}", field="--scheduler"
+            )
         self.base = base
         self.trial_length = trial
         self.policy = policies[base](self)
@@ -92,7 +98,9 @@ class TimedScheduler(Scheduler):
             try:
                 trial = int(length)
             except ValueError:
-                raise InputError(f"trial length must be whole seconds, got {length!r}", field="--scheduler") from None
+                raise InputError(
+                    f"trial length must be whole seconds, got {length!r}", field="--scheduler"
+                ) from None
         return cls(nodes, base, trial)
 
     @property
@@ -163,7 +171,9 @@ class TimedScheduler(Scheduler):
         """Start trial runs in arrival order, skipping jobs that do not fit."""
         waiting: list[Job] = []
         trial = self.trial_length
-        assert self.control is not None, "a timed scheduler must be bound to a site"
+        control = self.control
+        if control is None:
+            raise RuntimeError("a timed-run scheduler must be bound to a site (Site binds it)")
         for job in self.untried:
             if job.size > pool:
                 waiting.append(job)
@@ -172,7 +182,7 @@ class TimedScheduler(Scheduler):
             self.phase[job.seq] = TRIAL
             self._hold(job, now + min(trial, job.estimate))
             self._starting.append(job)
-            self.control.timer(job, trial)
+            control.timer(job, trial)
             self.counts["trials"] += 1
             self._note(now, "trial", job)
         self.untried = waiting
@@ -198,14 +208,16 @@ class TimedScheduler(Scheduler):
 
     def _kill_for(self, need: int, free: int, now: int) -> int:
         """Kill expired runs, longest-expired first, until ``need`` nodes are idle."""
-        assert self.control is not None
+        control = self.control
+        if control is None:
+            raise RuntimeError("a timed-run scheduler must be bound to a site (Site binds it)")
         expired = self.expired
         while need > free:
             seq, job = next(iter(expired.items()))
             del expired[seq]
             self._expired_nodes -= job.size
             self.phase[seq] = KILLED
-            self.control.kill(job)
+            control.kill(job)
             free += job.size
             self.counts["killed"] += 1
             self._note(now, "kill", job)
