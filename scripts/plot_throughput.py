@@ -26,7 +26,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv", type=Path, help="a sitesim sweep CSV")
     parser.add_argument("-o", "--out", type=Path, default=Path("throughput.png"))
-    parser.add_argument("--by", default="scheduler", help="CSV column that makes the lines")
+    parser.add_argument("--by", default="scheduler", help="CSV column(s), comma-separated, whose values make the lines (default scheduler)")
     args = parser.parse_args()
 
     _, rows = read_rows(args.csv)

@@ -29,6 +29,9 @@ STEPS: list[tuple[list[str], bool]] = [
     (["exp_prediction.py"], False),
     (["exp_violations.py"], False),
     (["exp_load_scaling.py"], False),
+    (["exp_schedulers.py"], False),
+    (["estimates_table.py"], True),
+    (["trial_runs_table.py"], True),
 ]
 
 

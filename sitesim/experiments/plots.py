@@ -19,7 +19,8 @@ def series(rows: Iterable[Row], x: str, metric: str, by: str = "scheduler") -> d
     """``{group: [(x, mean, ci half-width), ...]}`` sorted by x, from raw sweep rows.
 
     ``x`` is a configuration column (users, load_factor) or a metric (offered_load),
-    in which case each point sits at the metric's mean over its replications.
+    in which case each point sits at the metric's mean over its replications. ``by``
+    names one configuration column, or several separated by commas.
     """
     out: dict[str, list[tuple[float, float, float]]] = {}
     for row in aggregate(list(rows), metrics=(metric, x) if x not in GROUP_COLUMNS else (metric,)):
@@ -28,7 +29,8 @@ def series(rows: Iterable[Row], x: str, metric: str, by: str = "scheduler") -> d
             continue
         ci = row[f"{metric}_ci"]
         where = float(row[x] if x in GROUP_COLUMNS else row[f"{x}_mean"])
-        out.setdefault(row[by], []).append((where, float(mean), float(ci) if ci else 0.0))
+        group = " ".join(row[column] for column in by.split(","))
+        out.setdefault(group, []).append((where, float(mean), float(ci) if ci else 0.0))
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
@@ -44,18 +46,20 @@ def throughput_figure(rows: Sequence[Row], *, by: str = "scheduler", title: str 
     """Figure 18: throughput (jobs / 24 h) and utilisation against the number of users."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(10, 4.8))
     plot_metric(ax, rows, "users", "throughput_per_day", by=by, label="{group} throughput")
     ax.set_xlabel("number of sessions (users)")
-    ax.set_ylabel("throughput [jobs / 24 h]")
+    ax.set_ylabel("throughput [jobs / 24 h] (solid)")
     ax.grid(alpha=0.3)
     util = ax.twinx()
     plot_metric(util, rows, "users", "utilization", by=by, label="{group} utilisation", style="s--")
-    util.set_ylabel("utilisation")
-    util.set_ylim(0, 1)
+    util.set_ylabel("utilisation (dashed)")
+    util.set_ylim(0, 1.02)
     handles, labels = ax.get_legend_handles_labels()
     more_handles, more_labels = util.get_legend_handles_labels()
-    ax.legend(handles + more_handles, labels + more_labels, fontsize=8, loc="lower right")
+    # Outside the axes: with many schedulers a legend inside hides the curves.
+    ax.legend(handles + more_handles, labels + more_labels, fontsize=8,
+              loc="upper left", bbox_to_anchor=(1.1, 1.0))
     ax.set_title(title or "Utilisation and throughput vs sessions (mean, 95% CI over seeds)")
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.08, right=0.68, bottom=0.12)
     return fig
