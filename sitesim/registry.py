@@ -36,6 +36,17 @@ class Registry(Generic[T]):
             raise InputError(f"unknown {self.kind} {name!r} (known: {known})", field=self.option)
         return cls
 
+    def lookup(self, spec: str) -> tuple[T, str | None]:
+        """The class and argument named by ``NAME`` or ``NAME:ARG`` (e.g. ``f:2``).
+
+        The argument is None without a colon; errors quote the whole spec.
+        """
+        name, sep, arg = spec.partition(":")
+        if name not in self._classes:
+            known = ", ".join(sorted(self._classes))
+            raise InputError(f"unknown {self.kind} {spec!r} (known: {known})", field=self.option)
+        return self._classes[name], (arg if sep else None)
+
     def names(self) -> list[str]:
         return sorted(self._classes)
 

@@ -13,17 +13,14 @@ models are named); a policy that takes an argument overrides :meth:`Scheduler.fr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
 from sitesim.errors import InputError
+from sitesim.registry import Registry
 from sitesim.workload.job import Job
 
 if TYPE_CHECKING:
     from sitesim.engine.site import Control
-
-_REGISTRY: dict[str, type[Scheduler]] = {}
-
-S = TypeVar("S", bound="type[Scheduler]")
 
 
 class Scheduler(ABC):
@@ -78,28 +75,21 @@ class Scheduler(ABC):
         """
 
 
-def register(cls: S) -> S:
-    """Class decorator: make a scheduler available under its ``name``."""
-    if cls.name in _REGISTRY:
-        raise ValueError(f"scheduler name {cls.name!r} registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
+SCHEDULERS: Registry[type[Scheduler]] = Registry("scheduler", "--scheduler")
+#: Class decorator: make a scheduler available under its ``name``.
+register = SCHEDULERS.register
 
 
 def available() -> dict[str, type[Scheduler]]:
     """Registered schedulers by name (importing the package registers the built-ins)."""
-    return dict(_REGISTRY)
+    return SCHEDULERS.items()
 
 
 def make_scheduler(spec: str, nodes: int) -> Scheduler:
     """Instantiate ``NAME`` or ``NAME:ARG`` (e.g. ``timed:easy:300``); unknown names are
     input errors."""
-    name, sep, arg = spec.partition(":")
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        known = ", ".join(sorted(_REGISTRY))
-        raise InputError(f"unknown scheduler {spec!r} (known: {known})", field="--scheduler")
-    return cls.from_arg(nodes, arg if sep else None)
+    cls, arg = SCHEDULERS.lookup(spec)
+    return cls.from_arg(nodes, arg)
 
 
 def check_scheduler(spec: str) -> None:

@@ -18,8 +18,9 @@ register with :func:`register_base` under the name used in ``timed:NAME``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
+from sitesim.registry import Registry
 from sitesim.schedulers.easy import shadow
 
 if TYPE_CHECKING:
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
 
 #: Phases of a job inside a timed-run scheduler.
 UNTRIED, TRIAL, EXPIRED, KILLED, COMMITTED = range(5)
-
-_BASES: dict[str, type[CommitPolicy]] = {}
-
-C = TypeVar("C", bound="type[CommitPolicy]")
 
 
 class CommitPolicy(ABC):
@@ -49,15 +46,12 @@ class CommitPolicy(ABC):
         """
 
 
-def register_base(cls: C) -> C:
-    if cls.name in _BASES:
-        raise ValueError(f"timed-run base {cls.name!r} registered twice")
-    _BASES[cls.name] = cls
-    return cls
+BASES: Registry[type[CommitPolicy]] = Registry("timed-run base scheduler", "--scheduler")
+register_base = BASES.register
 
 
 def bases() -> dict[str, type[CommitPolicy]]:
-    return dict(_BASES)
+    return BASES.items()
 
 
 @register_base

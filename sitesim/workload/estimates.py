@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sitesim.errors import InputError
-
-_REGISTRY: dict[str, type[EstimateModel]] = {}
-
-E = TypeVar("E", bound="type[EstimateModel]")
+from sitesim.registry import Registry
 
 
 class EstimateModel(ABC):
@@ -44,24 +41,18 @@ class EstimateModel(ABC):
         """Estimate in whole seconds; ``requested`` is -1 when unknown."""
 
 
-def register_estimates(cls: E) -> E:
-    if cls.name in _REGISTRY:
-        raise ValueError(f"estimate model {cls.name!r} registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
+ESTIMATE_MODELS: Registry[type[EstimateModel]] = Registry("estimate model", "--estimates")
+#: Class decorator: make an estimate model available under its ``name``.
+register_estimates = ESTIMATE_MODELS.register
 
 
 def estimate_models() -> dict[str, type[EstimateModel]]:
-    return dict(_REGISTRY)
+    return ESTIMATE_MODELS.items()
 
 
 def make_estimates(spec: str) -> EstimateModel:
     """Build a model from ``NAME`` or ``NAME:ARG`` (unknown names are input errors)."""
-    name, _, arg = spec.partition(":")
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        known = ", ".join(sorted(_REGISTRY))
-        raise InputError(f"unknown estimate model {spec!r} (known: {known})", field="--estimates")
+    cls, arg = ESTIMATE_MODELS.lookup(spec)
     return cls(arg or None)
 
 
