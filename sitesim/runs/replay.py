@@ -180,7 +180,7 @@ def run_replay(
             violations=violations.summary(),
         )
         if isinstance(scheduler, PartitionedScheduler):
-            result.partitions = scheduler.summary(metrics.window)
+            result.partitions = scheduler.partition_summary(metrics.window)
         if isinstance(scheduler, TimedScheduler):
             result.trial_runs = scheduler.trial_summary()
         if out is not None:

@@ -183,7 +183,7 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
         if isinstance(scheduler, PartitionedScheduler):
-            summary["partitions"] = scheduler.summary(metrics.window)
+            summary["partitions"] = scheduler.partition_summary(metrics.window)
         result = SiteResult(config, summary, metrics.user_summaries(), metrics)
         if out is not None:
             assert writer is not None

@@ -38,6 +38,22 @@ class CommitPolicy(ABC):
     def __init__(self, timed: TimedScheduler) -> None:
         self.timed = timed
 
+    def commit_heads(self, now: int, pool: int) -> int:
+        """Commit from the head of the queue while the head fits and is not in its trial
+        run; returns the pool left. Every base starts this way."""
+        timed = self.timed
+        queue = timed.queue
+        phase = timed.phase
+        n = 0
+        for job in queue:
+            if phase[job.seq] == TRIAL or job.size > pool:
+                break
+            pool -= job.size
+            timed.commit(job, now)
+            n += 1
+        del queue[:n]
+        return pool
+
     @abstractmethod
     def select(self, now: int, pool: int) -> None:
         """Commit (through ``timed.commit``) and unqueue the jobs the base starts now.
@@ -61,17 +77,7 @@ class FcfsCommit(CommitPolicy):
     name = "fcfs"
 
     def select(self, now: int, pool: int) -> None:
-        timed = self.timed
-        queue = timed.queue
-        phase = timed.phase
-        n = 0
-        for job in queue:
-            if phase[job.seq] == TRIAL or job.size > pool:
-                break
-            pool -= job.size
-            timed.commit(job, now)
-            n += 1
-        del queue[:n]
+        self.commit_heads(now, pool)
 
 
 @register_base
@@ -90,14 +96,7 @@ class EasyCommit(CommitPolicy):
         timed = self.timed
         queue = timed.queue
         phase = timed.phase
-        n = 0
-        for job in queue:
-            if phase[job.seq] == TRIAL or job.size > pool:
-                break
-            pool -= job.size
-            timed.commit(job, now)
-            n += 1
-        del queue[:n]
+        pool = self.commit_heads(now, pool)
         if len(queue) < 2 or pool == 0:
             return
         end_by, extra = shadow(timed.running, queue[0].size, pool)

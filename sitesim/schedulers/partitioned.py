@@ -222,7 +222,7 @@ class PartitionedScheduler(Scheduler):
         """Jobs waiting in all partitions."""
         return sum(len(p.queue) for p in self.parts)
 
-    def summary(self, window: int | None = None) -> dict[str, dict[str, Any]]:
+    def partition_summary(self, window: int | None = None) -> dict[str, dict[str, Any]]:
         """Per-partition counts, mean wait of started jobs, utilisation over ``window`` s."""
         out: dict[str, dict[str, Any]] = {}
         for spec, part, s in zip(self.specs, self.parts, self.stats, strict=True):

@@ -11,7 +11,7 @@ import pytest
 from sitesim.cli import EXIT_INPUT, EXIT_OK, main
 from sitesim.errors import InputError
 from sitesim.runs.replay import ReplayConfig, run_replay
-from sitesim.runs.site import DAY, SiteConfig, run_site
+from sitesim.runs.site import DAY, run_site
 from sitesim.runs.sitefile import load_partitions, load_site_file, site_config
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionedScheduler, PartitionSpec
 from sitesim.workload.job import Job

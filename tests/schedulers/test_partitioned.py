@@ -152,7 +152,7 @@ def test_partitions_never_exceed_their_nodes_and_run_in_isolation(case) -> None:
         alone = fresh(members)
         run_jobs(alone, spec.nodes, spec.scheduler)
         assert [j.start for j in members] == [j.start for j in alone], spec
-    stats = scheduler.summary(window=1)
+    stats = scheduler.partition_summary(window=1)
     assert sum(s["routed"] for s in stats.values()) == len(jobs)
     assert sum(s["started"] for s in stats.values()) == len(jobs)
 
