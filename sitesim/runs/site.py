@@ -153,8 +153,9 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
     env = simpy.Environment()
     scheduler = build_scheduler(config.scheduler, config.nodes, config.partitions)
     site = Site(env, Machine(config.nodes), scheduler)
-    # Users never ask for more nodes than the largest partition has (the whole machine).
-    largest = max((p.nodes for p in config.partitions), default=config.nodes)
+    # Users never ask for more nodes than the scheduler can give one job (the whole
+    # machine, or the largest partition).
+    largest = scheduler.largest_job
     metrics = RunMetrics.for_scheduler(config.nodes, scheduler)
     site.observe(metrics)
     if debug:

@@ -50,6 +50,11 @@ class Scheduler(ABC):
             raise InputError(f"scheduler {cls.name!r} takes no argument (got {arg!r})", field="--scheduler")
         return cls(nodes)
 
+    @classmethod
+    def check_arg(cls, arg: str | None) -> None:
+        """Raise the input error a bad ``NAME:ARG`` argument would, with no machine at hand."""
+        cls.from_arg(1, arg)
+
     def bind(self, control: Control) -> None:
         """The site hands over its :class:`~sitesim.engine.site.Control` (kill, timers).
 
@@ -58,6 +63,11 @@ class Scheduler(ABC):
 
     def timer_expired(self, job: Job, now: int) -> None:
         """A timer set with ``control.timer`` rang; a scheduling pass follows."""
+
+    @property
+    def largest_job(self) -> int:
+        """The most nodes a job may ask for here (what simulated users are capped at)."""
+        return self.nodes
 
     def admits(self, job: Job) -> bool:
         """Whether this scheduler can ever run ``job`` (trace replay skips those it can't).
@@ -94,4 +104,5 @@ def make_scheduler(spec: str, nodes: int) -> Scheduler:
 
 def check_scheduler(spec: str) -> None:
     """Raise the input error :func:`make_scheduler` would, without a run to build it for."""
-    make_scheduler(spec, 1)
+    cls, arg = SCHEDULERS.lookup(spec)
+    cls.check_arg(arg)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import define
 
 from sitesim.errors import InputError
-from sitesim.schedulers.base import Scheduler, make_scheduler
+from sitesim.schedulers.base import Scheduler, make_scheduler, register
 from sitesim.workload.job import Job
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec
     if duplicates:
         raise InputError(f"duplicate partition name(s): {', '.join(duplicates)}", field="partitions")
     for p in specs:
-        if p.scheduler == PARTITIONED:
+        if p.scheduler.partition(":")[0] == PARTITIONED:
             raise InputError(f"partition {p.name!r} cannot itself be partitioned", field="scheduler")
         make_scheduler(p.scheduler, p.nodes)  # unknown policy names fail here, before a run
     return specs
@@ -102,7 +102,8 @@ def check_policy(scheduler: str, partitions: tuple[PartitionSpec, ...]) -> None:
         )
     if scheduler == PARTITIONED and not partitions:
         raise InputError(
-            f"scheduler {PARTITIONED!r} needs partitions (--partitions FILE)", field="--scheduler"
+            f"scheduler {PARTITIONED!r} needs partitions (--partitions FILE or -s {PARTITIONED}:FILE)",
+            field="--scheduler",
         )
     if partitions:
         check_partitions(partitions)
@@ -139,15 +140,37 @@ class PartitionStats:
     used_work: int = 0
 
 
+@register
 class PartitionedScheduler(Scheduler):
     """Several sub-schedulers, each on its own nodes, behind the one-scheduler interface.
 
-    Not in the policy registry: it needs a partition list, not just a node count. Build
-    it with :func:`build_scheduler` from a configuration.
+    Built from a configuration's partition list (:func:`build_scheduler`), or by name as
+    ``partitioned:FILE`` with the ``[[partitions]]`` of a TOML file -- the form that lets
+    sweeps and ``-s`` use a partitioned machine like any other policy.
     """
 
     name = PARTITIONED
-    summary = "several partitions, each with its own queue, nodes and policy"
+    summary = "partitioned:FILE, the [[partitions]] of a TOML file, each with its own queue, nodes and policy"
+
+    @classmethod
+    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
+        return build_scheduler(PARTITIONED, nodes, cls.load(arg))
+
+    @classmethod
+    def check_arg(cls, arg: str | None) -> None:
+        cls.load(arg)
+
+    @staticmethod
+    def load(arg: str | None) -> tuple[PartitionSpec, ...]:
+        if not arg:
+            raise InputError(
+                f"scheduler {PARTITIONED!r} needs a file: -s {PARTITIONED}:FILE", field="--scheduler"
+            )
+        # Reading site files is the runs layer's job; imported here only, to keep the
+        # scheduler package free of file formats at import time.
+        from sitesim.runs.sitefile import load_partitions
+
+        return load_partitions(arg)
 
     def __init__(self, partitions: Iterable[PartitionSpec]) -> None:
         self.specs = check_partitions(partitions)
@@ -158,6 +181,10 @@ class PartitionedScheduler(Scheduler):
         self.stats: list[PartitionStats] = [PartitionStats() for _ in self.specs]
         # Partition of each queued or running job, by arrival sequence number.
         self._where: dict[int, int] = {}
+
+    @property
+    def largest_job(self) -> int:
+        return max(p.nodes if p.max_size is None else p.max_size for p in self.specs)
 
     def route(self, job: Job) -> int | None:
         """Index of the partition ``job`` goes to, or None if none admits it."""

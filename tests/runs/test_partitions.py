@@ -11,9 +11,12 @@ import pytest
 from sitesim.cli import EXIT_INPUT, EXIT_OK, main
 from sitesim.errors import InputError
 from sitesim.runs.replay import ReplayConfig, run_replay
-from sitesim.runs.site import DAY, run_site
+from sitesim.runs.site import DAY, SiteConfig, run_site
 from sitesim.runs.sitefile import load_partitions, load_site_file, site_config
+from sitesim.schedulers import make_scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionedScheduler, PartitionSpec
+from sitesim.sweep import Grid, run_sweep
+from sitesim.sweep.store import read_rows
 from sitesim.workload.job import Job
 from sitesim.workload.swf import SwfRecord, read_swf, write_swf
 
@@ -166,3 +169,39 @@ def test_cli_partitions_in_both_modes(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "# partition batch: 96 nodes, easy" in capsys.readouterr().out
     assert main(["--site", str(SHIPPED), "--duration", "3", "-u", "2"]) == EXIT_OK
     assert "#sid" in capsys.readouterr().out
+
+
+PARTITIONS_TOML = str(Path(__file__).resolve().parents[2] / "models" / "partitions.toml")
+
+
+def test_partitioned_by_name_equals_the_site_file_form(tmp_path: Path) -> None:
+    """``-s partitioned:FILE`` is the same machine as ``--site FILE`` with partitions."""
+    toml = PARTITIONS_TOML
+    by_name = run_site(SiteConfig(scheduler=f"partitioned:{toml}", duration=20 * DAY, seed=3))
+    by_file = run_site(site_config(load_site_file(toml), {"duration": 20 * DAY, "seed": 3}))
+    for key in ("submitted", "completed", "mean_wait", "utilization", "throughput_per_day"):
+        assert by_name.summary[key] == by_file.summary[key], key
+    assert by_name.summary["partitions"] == by_file.summary["partitions"]
+
+
+def test_partitioned_by_name_in_a_sweep(tmp_path: Path) -> None:
+    toml = PARTITIONS_TOML
+    grid = Grid(users=(2, 4), scheduler=(f"partitioned:{toml}",), duration=(5 * DAY,))
+    report = run_sweep(grid, tmp_path / "sweep.csv", executor="serial", progress=False)
+    assert report.ok and report.ran == 2
+    _, rows = read_rows(tmp_path / "sweep.csv")
+    assert all(int(r["completed"]) > 0 for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("spec", "nodes", "expected"),
+    [
+        ("partitioned", 128, "needs a file"),
+        ("partitioned:missing.toml", 128, "cannot read site file"),
+        ("partitioned:{toml}", 100, "differs from the partitions' total 128"),
+    ],
+)
+def test_partitioned_by_name_errors(spec: str, nodes: int, expected: str) -> None:
+    toml = PARTITIONS_TOML
+    with pytest.raises(InputError, match=expected):
+        make_scheduler(spec.format(toml=toml), nodes)
