@@ -5,7 +5,8 @@
 
 Two resumable sweeps of one-year site-level runs, then the Figure 18 plot of each:
 
-- schedulers: fcfs, easy, cons, timed:fcfs, timed:easy with exact estimates
+- schedulers: fcfs, easy, cons, timed:fcfs, timed:easy and the partitioned machine of
+  models/partitions.toml (run from the repository root), with exact estimates
   -> docs/figures/sweep_schedulers.csv, fig18_throughput_schedulers.png;
 - estimates: easy and cons with exact, f:2, mf and empirical estimates
   -> docs/figures/sweep_estimates.csv, fig18_throughput_estimates.png.
@@ -14,6 +15,7 @@ Two resumable sweeps of one-year site-level runs, then the Figure 18 plot of eac
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import matplotlib
@@ -27,6 +29,9 @@ from sitesim.sweep.store import read_rows  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 FIGURES = REPO / "docs" / "figures"
 USERS = (1, 2, 4, 8, 10, 15, 20, 30, 40, 60)
+#: A two-partition machine (models/partitions.toml), as a policy name; a path relative
+#: to the repository keeps the sweep CSV the same wherever the repository is.
+PARTITIONS = "partitioned:models/partitions.toml"
 
 
 def main() -> None:
@@ -34,10 +39,11 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None, help="worker processes")
     args = parser.parse_args()
+    os.chdir(REPO)  # PARTITIONS is relative to the repository
     FIGURES.mkdir(parents=True, exist_ok=True)
     sweeps = (
         ("schedulers", "scheduler",
-         Grid(users=USERS, scheduler=("fcfs", "easy", "cons", "timed:fcfs", "timed:easy"),
+         Grid(users=USERS, scheduler=("fcfs", "easy", "cons", "timed:fcfs", "timed:easy", PARTITIONS),
               replications=args.replications)),
         ("estimates", "scheduler,estimates",
          Grid(users=USERS, scheduler=("easy", "cons"), estimates=("exact", "f:2", "mf", "empirical"),

@@ -15,6 +15,12 @@ from sitesim.sweep.aggregate import GROUP_COLUMNS, aggregate
 Row = dict[str, str]
 
 
+def _label(value: str) -> str:
+    """A legend label: ``partitioned:models/partitions.toml`` -> ``partitioned:partitions.toml``."""
+    name, sep, arg = value.partition(":")
+    return f"{name}{sep}{arg.rpartition('/')[2]}" if "/" in arg else value
+
+
 def series(rows: Iterable[Row], x: str, metric: str, by: str = "scheduler") -> dict[str, list[tuple[float, float, float]]]:
     """``{group: [(x, mean, ci half-width), ...]}`` sorted by x, from raw sweep rows.
 
@@ -29,7 +35,7 @@ def series(rows: Iterable[Row], x: str, metric: str, by: str = "scheduler") -> d
             continue
         ci = row[f"{metric}_ci"]
         where = float(row[x] if x in GROUP_COLUMNS else row[f"{x}_mean"])
-        group = " ".join(row[column] for column in by.split(","))
+        group = " ".join(_label(row[column]) for column in by.split(","))
         out.setdefault(group, []).append((where, float(mean), float(ci) if ci else 0.0))
     return {k: sorted(v) for k, v in sorted(out.items())}
 
@@ -46,7 +52,7 @@ def throughput_figure(rows: Sequence[Row], *, by: str = "scheduler", title: str 
     """Figure 18: throughput (jobs / 24 h) and utilisation against the number of users."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(10, 4.8))
+    fig, ax = plt.subplots(figsize=(11, 4.8))
     plot_metric(ax, rows, "users", "throughput_per_day", by=by, label="{group} throughput")
     ax.set_xlabel("number of sessions (users)")
     ax.set_ylabel("throughput [jobs / 24 h] (solid)")
@@ -61,5 +67,5 @@ def throughput_figure(rows: Sequence[Row], *, by: str = "scheduler", title: str 
     ax.legend(handles + more_handles, labels + more_labels, fontsize=8,
               loc="upper left", bbox_to_anchor=(1.1, 1.0))
     ax.set_title(title or "Utilisation and throughput vs sessions (mean, 95% CI over seeds)")
-    fig.subplots_adjust(left=0.08, right=0.68, bottom=0.12)
+    fig.subplots_adjust(left=0.07, right=0.64, bottom=0.12)
     return fig
