@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,14 @@ from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
-from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
+from sitesim.runs.output import (
+    SYSTEM_HEADER,
+    prepare_out_dir,
+    summary_document,
+    system_line,
+    write_json,
+    write_text,
+)
 from sitesim.schedulers.partitioned import (
     PARTITIONED,
     PartitionedScheduler,
@@ -104,20 +110,6 @@ class ReplayResult:
         )
 
 
-def _remove_dir_on_error(out: Path) -> Callable[..., bool]:
-    """Exit callback: a failed run leaves no output directory that it created itself."""
-
-    def remove(exc_type: type[BaseException] | None, *_: object) -> bool:
-        if exc_type is not None:
-            try:
-                out.rmdir()  # empty by then: every output file is written atomically
-            except OSError:
-                pass
-        return False
-
-    return remove
-
-
 def run_replay(
     config: ReplayConfig, out: Path | None = None, *, debug: bool = False
 ) -> ReplayResult:
@@ -145,11 +137,7 @@ def run_replay(
         if debug:
             site.observe(EventLog())
         if out is not None:
-            if out.exists() and not out.is_dir():
-                raise InputError(f"{out} exists and is not a directory", field="--out")
-            if not out.exists():
-                out.mkdir(parents=True)
-                stack.push(_remove_dir_on_error(out))
+            prepare_out_dir(out, stack)
             schedule = stack.enter_context(atomic_text_write(out / "schedule.swf"))
             policy = label(config.partitions) if config.partitions else config.scheduler
             header = [

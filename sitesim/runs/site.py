@@ -33,6 +33,7 @@ from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.output import (
     SYSTEM_HEADER,
     USER_HEADER,
+    prepare_out_dir,
     summary_document,
     system_line,
     user_line,
@@ -174,7 +175,7 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
     with ExitStack() as stack:
         writer = None
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+            prepare_out_dir(out, stack)
             schedule = stack.enter_context(atomic_text_write(out / "trace.swf"))
             writer = ScheduleWriter(schedule, trace_header(config))
             site.observe(writer)

@@ -85,3 +85,18 @@ def test_replay_only_options_are_refused_in_site_level_runs(capsys: pytest.Captu
     with pytest.raises(SystemExit) as info:
         main(["--load-factor", "2"])
     assert info.value.code == 2
+
+
+def test_failed_site_run_leaves_no_output_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A partition that admits only one-minute jobs: the run fails at the first longer one,
+    # after the output directory was made.
+    toml = tmp_path / "narrow.toml"
+    toml.write_text('[[partitions]]\nname = "tiny"\nnodes = 128\nmax_estimate = 60\n')
+    out = tmp_path / "never"
+    assert main(["--partitions", str(toml), "--duration", "5", "--out", str(out)]) == 2
+    assert "fits no partition" in capsys.readouterr().err
+    assert not out.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["--duration", "1", "--out", str(afile)]) == 2
+    assert "is not a directory" in capsys.readouterr().err
