@@ -57,8 +57,8 @@ class ConservativeScheduler(Scheduler):
         # (reserved start, seq, job) entries; stale ones are skipped when popped.
         self._due: list[tuple[int, int, Job]] = []
         self._dirty = False
-        # Latest end of the node-time released by early ends since the last compression.
-        self._released_until = 0
+        # Intervals (from, to) given back by early ends since the last compression.
+        self._released: list[tuple[int, int]] = []
         #: Compressions done, and how many reservations they moved (for diagnostics).
         self.compressions = 0
         self.moves = 0
@@ -100,8 +100,7 @@ class ConservativeScheduler(Scheduler):
         if now < planned:
             self.profile.release(now, planned, job.size)
             self._dirty = True
-            if planned > self._released_until:
-                self._released_until = planned
+            self._released.append((now, planned))
 
     def schedule(self, now: int, free: int) -> list[Job]:
         self._sync(now)
@@ -146,47 +145,51 @@ class ConservativeScheduler(Scheduler):
         Each repetition only moves starts earlier, so it terminates.
 
         What keeps this cheap: after the previous compression (and at its arrival) each
-        waiting job sat at its earliest start; since then nodes were only *added* on
-        the intervals released by early ends (all ending by ``_released_until``) and
-        on the places vacated by the moves of this compression. An earlier start for
-        a job must use some of that room, which bounds the anchors worth trying
-        (``limit``); a job that has seen no move since it was last checked is skipped.
+        waiting job sat at its earliest start; since then nodes were only *added*, on
+        the intervals released by early ends and on the places vacated by the moves of
+        this compression (``added_lo``/``added_hi``, in order). A job that has seen no
+        addition since it was last checked is skipped. Otherwise an earlier start must
+        use some added room before its reservation, so only the frames around the
+        hull of the new additions, clipped to ``[now, old)``, are read
+        (:meth:`Profile.earliest_near`); the answer is the one a full scan would give,
+        so the moves, and hence the schedule, are exactly the paper's.
         """
         self._dirty = False
         self.compressions += 1
         profile = self.profile
+        near = profile.earliest_near
         starts = self._start
         queue = self.queue
-        released_until = self._released_until
-        # Vacated intervals (old start, old end) of the moves made so far.
-        vacated: list[tuple[int, int]] = []
-        # Per queue position: len(vacated) when last checked (-1: not yet).
-        checked = [-1] * len(queue)
+        added_lo = [lo for lo, _hi in self._released]
+        added_hi = [hi for _lo, hi in self._released]
+        self._released = []
+        # Per queue position: how many additions it had seen when last checked.
+        checked = [0] * len(queue)
         moved = True
         while moved:
             moved = False
             for k, job in enumerate(queue):
-                old = starts[job]
                 seen = checked[k]
-                if old <= now or seen == len(vacated):
+                total = len(added_lo)
+                if seen == total:
+                    continue
+                checked[k] = total
+                old = starts[job]
+                lo = min(added_lo[seen:])  # C-speed hull of the new additions
+                if old <= now or lo >= old:
+                    continue
+                hi = min(max(added_hi[seen:]), old)
+                lo = max(lo, now)
+                if lo >= hi:
                     continue
                 length = planned_length(job)
-                limit = released_until if seen < 0 else now
-                for v0, v1 in vacated[max(seen, 0) :]:
-                    if v0 < old + length and v1 > limit:
-                        limit = v1
-                checked[k] = len(vacated)
-                if limit > old:
-                    limit = old
-                if limit <= now or profile.max_free_before(limit) < job.size:
-                    continue
-                new = profile.earliest(now, job.size, length, latest=old, own=job.size, limit=limit)
+                new = near(now, job.size, length, old, lo, hi)
                 if new < old:
                     profile.release(old, old + length, job.size)
                     profile.reserve(new, new + length, job.size)
                     self._set_start(job, new)
-                    vacated.append((old, old + length))
-                    checked[k] = len(vacated)
+                    added_lo.append(old)
+                    added_hi.append(old + length)
+                    checked[k] = total + 1
                     self.moves += 1
                     moved = True
-        self._released_until = now

@@ -19,7 +19,6 @@ decides it.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
 
 #: One frame of the availability list: (start, end or None for "forever", free nodes).
 Frame = tuple[int, int | None, int]
@@ -28,7 +27,7 @@ Frame = tuple[int, int | None, int]
 class Profile:
     """Free nodes of a ``nodes``-node machine as a function of future time."""
 
-    __slots__ = ("nodes", "times", "free", "_pmax")
+    __slots__ = ("nodes", "times", "free")
 
     def __init__(self, nodes: int, origin: int = 0) -> None:
         if nodes < 1:
@@ -36,8 +35,6 @@ class Profile:
         self.nodes = nodes
         self.times: list[int] = [origin]
         self.free: list[int] = [nodes]
-        # Running maximum of ``free`` (see max_free_before); None when stale.
-        self._pmax: list[int] | None = None
 
     # -- queries -------------------------------------------------------------------
     def free_at(self, t: int) -> int:
@@ -55,18 +52,50 @@ class Profile:
             out.append((start, times[k + 1] if k < last else None, free[k]))
         return out
 
-    def max_free_before(self, t: int) -> int:
-        """The most nodes free at any time from the origin up to (excluding) ``t``.
+    def earliest_near(self, now: int, size: int, duration: int, latest: int, start: int, end: int) -> int:
+        """The first anchor in ``[now, latest)`` reachable from ``[start, end)``, else ``latest``.
 
-        A cheap necessary condition for compression: a job of more nodes than this
-        cannot start before ``t``, so it need not be scanned for. The running maximum
-        is rebuilt (at C speed) only after the profile changes.
+        A *run* is a maximal stretch from ``now`` on where at least ``size`` nodes are
+        free; from ``latest`` on, everything counts as free (there the caller's own
+        reservation would give its nodes back, as with ``earliest(..., own=size)``).
+        This returns the start of the first run that meets ``[start, end)`` and holds a
+        window of ``duration`` (or reaches ``latest``); that start is its earliest
+        anchor.
+
+        Why: compression needs the earliest start of a job that was at its earliest
+        before some room was added inside ``[start, end)`` (``now <= start < end <=
+        latest``). Any window that became feasible lies in a run containing added room,
+        and a run that contains none was too short before and still is; so the answer
+        equals :meth:`earliest`, but only the frames near the added room are read,
+        never the whole profile from ``now``.
         """
-        pmax = self._pmax
-        if pmax is None:
-            pmax = self._pmax = list(accumulate(self.free, max))
-        i = bisect_left(self.times, t) - 1
-        return pmax[i] if i >= 0 else 0
+        times, free = self.times, self.free
+        n = len(times)
+        k = bisect_right(times, start) - 1
+        stop = bisect_left(times, end)
+        if k < stop and free[k] >= size:
+            # The run may begin before ``start``: walk back to its first frame.
+            low = bisect_right(times, now) - 1
+            first = k
+            while first > low and free[first - 1] >= size:
+                first -= 1
+        else:
+            first = -1
+        while k < stop:
+            if free[k] < size:
+                k += 1
+                continue
+            run = first if first >= 0 else k
+            first = -1
+            anchor = times[run] if times[run] > now else now
+            until = min(anchor + duration, latest)
+            e = k + 1
+            while e < n and times[e] < until and free[e] >= size:
+                e += 1
+            if e == n or times[e] >= until:
+                return anchor
+            k = e + 1  # frame e is too full: the next run starts after it
+        return latest
 
     def earliest(
         self,
@@ -143,7 +172,6 @@ class Profile:
         if i:
             del times[:i]
             del self.free[:i]
-            self._pmax = None
         times[0] = now
 
     # -- internals -----------------------------------------------------------------
@@ -188,7 +216,6 @@ class Profile:
         if i > 0 and free[i] == free[i - 1]:
             del times[i]
             del free[i]
-        self._pmax = None
 
     def check(self) -> None:
         """Raise AssertionError unless the invariants hold (for tests and debugging)."""

@@ -164,12 +164,26 @@ def test_overbooking_is_refused_loudly() -> None:
         profile.earliest(0, 5, 1)
 
 
-def test_max_free_before() -> None:
-    profile = Profile(10)
-    profile.reserve(0, 50, 7)
-    profile.reserve(50, 80, 4)
-    assert profile.max_free_before(0) == 0
-    assert profile.max_free_before(1) == 3
-    assert profile.max_free_before(50) == 3
-    assert profile.max_free_before(51) == 6
-    assert profile.max_free_before(81) == 10
+def brute_near(free: list[int], now: int, size: int, duration: int, latest: int, lo: int, hi: int) -> int:
+    """First t in [now, latest) fitting up to latest, connected by free >= size to [lo, hi)."""
+    for t in range(now, latest):
+        if not all(free[u] >= size for u in range(t, min(t + duration, latest))):
+            continue
+        for u in range(lo, hi):
+            a, b = min(t, u), max(t, u)
+            if all(free[v] >= size for v in range(a, min(b + 1, latest))):
+                return t
+    return latest
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(operations(), st.integers(1, 12), st.integers(1, 50), st.integers(0, 60), st.integers(1, 40), st.integers(1, 40))
+def test_earliest_near_is_the_first_anchor_of_a_run_meeting_the_room(case, size, duration, a, b, c) -> None:
+    profile, ref, now, _held = build(*case)
+    size = min(size, profile.nodes)
+    ref = ref + [profile.nodes] * 200  # beyond the reference horizon all is free
+    lo = now + a
+    hi = lo + b
+    latest = hi + c
+    expect = brute_near(ref, now, size, duration, latest, lo, hi)
+    assert profile.earliest_near(now, size, duration, latest, lo, hi) == expect
