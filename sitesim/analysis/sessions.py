@@ -90,9 +90,10 @@ def job_roles(seq: Sequence[TraceJob], threshold: float = SESSION_THRESHOLD) -> 
     latest_end = float("-inf")
     for job in seq:
         if roles:
-            think: float | None = job.submit - latest_end
-            new_batch = think >= 0
-            new_session = think > threshold
+            gap = job.submit - latest_end
+            think: float | None = gap
+            new_batch = gap >= 0
+            new_session = gap > threshold
         else:
             think, new_batch, new_session = None, True, True
         roles.append(JobRole(job.job, job.user, think, new_batch, new_session))

@@ -31,8 +31,9 @@ class At(simpy.Event):
     """An event that fires ``delay`` seconds from now with a fixed ``priority``.
 
     It is SimPy's Timeout with a chosen priority: the callback receives the event, and
-    ``event.value`` is the payload (a job, usually). Using typed callbacks rather than
-    processes keeps the per-event cost low, which matters at millions of events.
+    ``event.payload`` is what it carries (a job, usually; also SimPy's ``value``). Using
+    typed callbacks rather than processes keeps the per-event cost low, which matters at
+    millions of events.
     """
 
     def __init__(
@@ -40,11 +41,13 @@ class At(simpy.Event):
         env: simpy.Environment,
         delay: int,
         priority: int,
-        callback: Callable[[Any], None],
+        callback: Callable[[At], None],
         value: Any = None,
     ) -> None:
         self.env = env
-        self.callbacks = [callback]
+        # SimPy annotates callbacks as taking any Event; ours take At.
+        self.callbacks = [callback]  # type: ignore[list-item]
+        self.payload: Any = value
         self._value = value
         self._ok = True
         env.schedule(self, priority, delay)  # type: ignore[arg-type]

@@ -127,7 +127,7 @@ class Site:
             self._pass_pending = True
             At(self.env, 0, SCHEDULING, self._pass)
 
-    def _pass(self, _event: simpy.Event) -> None:
+    def _pass(self, _event: At) -> None:
         self._pass_pending = False
         now = int(self.env.now)
         machine = self.machine
@@ -154,8 +154,8 @@ class Site:
                 raise RuntimeError(f"timer set on job {job.id}, which is not running")
             At(self.env, seconds, TIMER, self._ring, (job, token))
 
-    def _ring(self, event: simpy.Event) -> None:
-        job, token = event.value
+    def _ring(self, event: At) -> None:
+        job, token = event.payload
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
         self.scheduler.timer_expired(job, int(self.env.now))
@@ -178,8 +178,8 @@ class Site:
         # Back to "waiting": a run cut off before the restart reports it as never started.
         job.start = job.end = -1
 
-    def _end(self, event: simpy.Event) -> None:
-        job: Job = event.value
+    def _end(self, event: At) -> None:
+        job: Job = event.payload
         if job.run_token is not event:  # completion of a run killed earlier
             return
         job.run_token = None

@@ -19,6 +19,10 @@ from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import YEAR, SiteConfig, run_site
 
 
+#: Offered loads of the paper's Figure 14 axis, 0.2 to 0.95.
+LOADS: tuple[float, ...] = tuple(round(0.2 + 0.05 * k, 2) for k in range(16))
+
+
 @define(slots=True, frozen=True)
 class ViolationPoint:
     """One replay: the trace's scheduler, the replaying scheduler, and what happened."""
@@ -36,7 +40,7 @@ class ViolationPoint:
 def violations_vs_load(
     *,
     schedulers: Sequence[str] = ("fcfs", "easy"),
-    loads: Sequence[float] = tuple(round(0.2 + 0.05 * i, 2) for i in range(16)),
+    loads: Sequence[float] = LOADS,
     users: int = 10,
     duration: int = YEAR,
     seed: int = 0,

@@ -181,7 +181,7 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
             site.observe(writer)
         env.run(until=config.duration)
         metrics.close(end=config.duration)
-        summary = metrics.system_summary()
+        summary: dict[str, Any] = metrics.system_summary()
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
         if isinstance(scheduler, PartitionedScheduler):

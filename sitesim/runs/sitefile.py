@@ -115,6 +115,7 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, expected):
             raise InputError(f"wrong type {type(value).__name__}", path=where, field=key)
         if key == "duration_days":
+            assert isinstance(value, (int, float))  # checked just above
             values["duration"] = round(value * DAY)
         else:
             values[key] = value

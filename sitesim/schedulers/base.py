@@ -13,14 +13,22 @@ models are named); a policy that takes an argument overrides :meth:`Scheduler.fr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
 from sitesim.errors import InputError
 from sitesim.registry import Registry
 from sitesim.workload.job import Job
 
-if TYPE_CHECKING:
-    from sitesim.engine.site import Control
+
+class Control(Protocol):
+    """What a scheduler may do to running jobs besides starting them.
+
+    The site provides it (:class:`sitesim.engine.site.Control`); a composite scheduler
+    may hand its parts a wrapper that keeps its own accounting right.
+    """
+
+    def kill(self, job: Job) -> None: ...
+    def timer(self, job: Job, seconds: int) -> None: ...
 
 
 class Scheduler(ABC):

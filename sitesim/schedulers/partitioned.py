@@ -19,16 +19,13 @@ partitions leave a class of jobs without a home (add a catch-all last partition)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import define
 
 from sitesim.errors import InputError
-from sitesim.schedulers.base import Scheduler, make_scheduler, register
+from sitesim.schedulers.base import Control, Scheduler, make_scheduler, register
 from sitesim.workload.job import Job
-
-if TYPE_CHECKING:
-    from sitesim.engine.site import Control
 
 #: The ``scheduler`` name a partitioned configuration reports (Table 2's policy column).
 PARTITIONED = "partitioned"

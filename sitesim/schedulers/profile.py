@@ -132,7 +132,8 @@ class Profile:
         while i < n:
             anchor = times[i] if times[i] > now else now
             if stop is not None and anchor >= stop:
-                return latest  # type: ignore[return-value]  (stop is set only with latest)
+                # stop is set only together with latest
+                return latest  # type: ignore[return-value]
             f = free[i]
             if back_from is not None and times[i] >= back_from:
                 f += own

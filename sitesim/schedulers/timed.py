@@ -24,15 +24,12 @@ end of each trial comes as a timer (``Control.timer``): see docs/trial-runs.md.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sitesim.errors import InputError
-from sitesim.schedulers.base import Scheduler, register
+from sitesim.schedulers.base import Control, Scheduler, register
 from sitesim.schedulers.commit import COMMITTED, EXPIRED, KILLED, TRIAL, UNTRIED, bases
 from sitesim.workload.job import Job
-
-if TYPE_CHECKING:
-    from sitesim.engine.site import Control
 
 #: Default trial length: Mu'alem & Feitelson's 90 s, the paper's main setting.
 DEFAULT_TRIAL = 90

@@ -123,7 +123,7 @@ class DaskExecutor:
         if not points:
             return
         client = self.client if self.client is not None else Client(self.address)
-        futures = []
+        futures: list[Any] = []
         try:
             task = functools.partial(guarded, run)
             futures = client.map(task, list(points), pure=False)

@@ -146,10 +146,10 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
             yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
                         users=users, submittal=sub, workpool=pool, duration=dur)
     else:
-        for trace, lf, sched, est, n, seed in itertools.product(
+        for trace, lf, sched, est, size, seed in itertools.product(
             grid.trace, grid.load_factor, grid.scheduler, estimates, grid.nodes, seeds,
         ):
-            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
+            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=size,
                         trace=trace, load_factor=float(lf))
 
 

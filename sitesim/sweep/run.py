@@ -50,11 +50,11 @@ def run_point(point: Point) -> Row:
         from sitesim.runs.replay import ReplayConfig, run_replay
 
         assert point.trace is not None and point.load_factor is not None
-        result = run_replay(ReplayConfig(
+        replayed = run_replay(ReplayConfig(
             trace=point.trace, scheduler=point.scheduler, estimates=point.estimates,
             nodes=point.nodes, load_factor=point.load_factor, seed=point.seed,
         ))
-        return make_row(point, result.nodes, result.summary, result.violations)
+        return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
     if point.mode == "site":
         from sitesim.runs.site import SiteConfig, run_site
 

@@ -98,7 +98,7 @@ class User:
             submit=now,
             size=drawn.size,
             # A failing run lasts until its failure; the estimate follows the full runtime.
-            runtime=drawn.fails_after if fails else drawn.runtime,
+            runtime=drawn.fails_after if drawn.fails_after is not None else drawn.runtime,
             failed=fails,
             estimate=self.estimates.estimate(drawn.runtime, -1, self.estimate_rng),
             user=self.uid,

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 
 def open_text_read(path: str | os.PathLike[str]) -> IO[str]:
@@ -34,12 +34,9 @@ def atomic_text_write(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     tmp = p.with_name(f".{p.name}.part")
     raw = open(tmp, "wb")
     try:
-        if p.suffix == ".gz":
-            gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-            text = io.TextIOWrapper(gz, encoding="utf-8", newline="\n")
-        else:
-            gz = None
-            text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+        gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if p.suffix == ".gz" else None
+        stream = cast(IO[bytes], gz if gz is not None else raw)
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
         yield text
         # Detach before closing the gzip stream: detaching flushes, which must not
         # reach an already closed GzipFile.

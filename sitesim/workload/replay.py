@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-import simpy
 from attrs import define
 
 from sitesim.engine.events import SUBMISSION, At
@@ -154,8 +153,8 @@ class TraceReplay:
         env = self.site.env
         At(env, job.submit - int(env.now), SUBMISSION, self._submit, job)
 
-    def _submit(self, event: simpy.Event) -> None:
-        job: Job = event.value
+    def _submit(self, event: At) -> None:
+        job: Job = event.payload
         self.site.submit(job)
         self.counts.submitted += 1
         self.last_submit = job.submit

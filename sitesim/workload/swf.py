@@ -207,7 +207,8 @@ def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfReco
         except ValueError:
             pass
         try:
-            return SwfRecord(*map(_number, tokens))
+            # Fields are int or float per column; the record's annotations say which.
+            return SwfRecord(*map(_number, tokens))  # type: ignore[arg-type]
         except ValueError:
             pass
     if len(tokens) != N_FIELDS:
