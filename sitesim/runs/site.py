@@ -182,6 +182,10 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
         env.run(until=config.duration)
         metrics.close(end=config.duration)
         summary: dict[str, Any] = metrics.system_summary()
+        # Table 2's load column: offered work over the whole run, like each user's, so
+        # the users' loads add up to the system's (the paper's Table 2 does the same).
+        capacity = config.nodes * metrics.window
+        summary["load"] = metrics.system.offered_work / capacity if capacity else 0.0
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
         if isinstance(scheduler, PartitionedScheduler):
