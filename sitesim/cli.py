@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -36,8 +37,18 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seeds are non-negative, got {value}")
     return value
 
 
@@ -98,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay only: trace (default) replays status-0 jobs as failing at their recorded"
         " runtime; none counts them as completed (docs/failures.md)",
     )
-    parser.add_argument("--seed", type=int, help="random seed (default 0)")
+    parser.add_argument("--seed", type=_seed, help="random seed, a non-negative integer (default 0)")
     parser.add_argument(
         "--site", type=Path, metavar="TOML",
         help="site-level: a site definition (e.g. models/paper.toml); other options override it",
@@ -250,6 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args, parser)
         return _site_level(args, parser)
     except InputError as exc:
+        print(f"sitesim: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:  # an output path that cannot be written, a full disk, ...
         print(f"sitesim: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:

@@ -47,6 +47,7 @@ from sitesim.schedulers.partitioned import (
     check_policy,
     label,
 )
+from sitesim.schedulers.timed import TimedScheduler
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.files import atomic_text_write
@@ -190,6 +191,8 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
         summary["unfinished_running"] = site.running
         if isinstance(scheduler, PartitionedScheduler):
             summary["partitions"] = scheduler.partition_summary(metrics.window)
+        if isinstance(scheduler, TimedScheduler):
+            summary["trial_runs"] = scheduler.trial_summary()
         result = SiteResult(config, summary, metrics.user_summaries(), metrics)
         if out is not None:
             assert writer is not None

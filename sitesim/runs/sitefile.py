@@ -12,6 +12,7 @@ A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md): ea
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,11 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
             raise InputError(f"wrong type {type(value).__name__}", path=where, field=key)
         if key == "duration_days":
             assert isinstance(value, (int, float))  # checked just above
+            if not (math.isfinite(value) and value > 0):
+                raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
             values["duration"] = round(value * DAY)
+        elif key == "seed" and value < 0:
+            raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
         else:
             values[key] = value
     return values

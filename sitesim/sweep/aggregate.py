@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import IO
 
+from sitesim.errors import InputError
 from sitesim.sweep.grid import CONFIG_COLUMNS, format_cell
 from sitesim.sweep.run import METRIC_COLUMNS
 from sitesim.sweep.store import read_rows, sort_key
@@ -78,7 +79,10 @@ def summarize_csv(
     confidence: float = 0.95,
 ) -> int:
     """Write the aggregate of a sweep CSV to ``out``; returns the number of groups."""
-    _, rows = read_rows(path)
+    header, rows = read_rows(path)
+    missing = [c for c in (*GROUP_COLUMNS, *metrics) if c not in header]
+    if missing:
+        raise InputError(f"not a sweep CSV: no column(s) {', '.join(missing)}", path=str(path))
     summary = aggregate(rows, metrics, confidence)
     writer = csv.DictWriter(out, summary_columns(metrics), lineterminator="\n")
     writer.writeheader()

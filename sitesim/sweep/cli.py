@@ -148,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"sitesim sweep: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    except OSError as exc:  # a CSV path that is a directory, unwritable, ...
+        print(f"sitesim sweep: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("sitesim sweep: interrupted; run the same command again to resume", file=sys.stderr)
         return 130

@@ -156,7 +156,7 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
 def _validate(grid: Grid) -> None:
     from sitesim.schedulers import available
     from sitesim.schedulers.base import check_scheduler
-    from sitesim.workload.estimates import estimate_models
+    from sitesim.workload.estimates import make_estimates
 
     for mode in grid.mode:
         if mode not in MODES:
@@ -173,10 +173,16 @@ def _validate(grid: Grid) -> None:
             raise InputError(f"unknown scheduler {name!r} (known: {', '.join(sorted(known))})",
                              field="scheduler")
         check_scheduler(name)  # a bad argument, e.g. timed:cons
-    models = estimate_models()
     for spec in grid.estimates:
-        if spec is not None and spec.partition(":")[0] not in models:
-            raise InputError(f"unknown estimate model {spec!r}", field="estimates")
+        if spec is None:
+            continue
+        model = make_estimates(spec)  # unknown names and bad arguments fail here
+        if model.needs_trace and "site" in grid.mode:
+            raise InputError(f"estimate model {spec!r} needs a trace: replay mode only",
+                             field="estimates")
+    if any(not isinstance(s, int) or s < 0 for s in grid.seed):
+        raise InputError(f"seeds are non-negative whole numbers, got {list(grid.seed)}",
+                         field="seed")
     for name, values in (("users", grid.users), ("duration", grid.duration)):
         if any(not isinstance(v, int) or v < 1 for v in values):
             raise InputError(f"{name} must be positive whole numbers, got {list(values)}", field=name)
@@ -221,6 +227,8 @@ def parse_duration(value: Any) -> int:
     except ValueError:
         raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)",
                          field="duration") from None
+    if not math.isfinite(seconds):
+        raise InputError(f"duration {value!r} is not finite", field="duration")
     if seconds != int(seconds):
         raise InputError(f"duration {value!r} is not whole seconds", field="duration")
     return int(seconds)

@@ -83,8 +83,8 @@ class User:
                 return
             self.batches += 1
             yield env.all_of(ends)
-            # The completion the user waited for: the batch's last end (ties: the job
-            # processed last at that instant, i.e. the latest arrival).
+            # The completion the user waited for: the batch's last end; among jobs ending
+            # at the same instant, the latest arrival (a fixed rule both modes can apply).
             waited = max(batch, key=lambda j: (j.end, j.seq))
             if len(batch) < width:
                 return

@@ -89,6 +89,10 @@ def _generator(model: EstimateModel, rng: np.random.Generator | None) -> np.rand
     return rng
 
 
+#: Largest badness factor ``f:F`` accepts.
+MAX_FACTOR = 1e6
+
+
 @register_estimates
 class FactorEstimates(EstimateModel):
     """``f:F``: estimate uniform in [r, F*r], Mu'alem & Feitelson's "badness factor".
@@ -109,8 +113,11 @@ class FactorEstimates(EstimateModel):
             factor = float(arg)
         except ValueError:
             raise InputError(f"bad badness factor {arg!r} (want a number >= 1)", field="--estimates") from None
-        if not factor >= 1.0 or factor == float("inf"):
-            raise InputError(f"badness factor must be >= 1, got {arg}", field="--estimates")
+        # Beyond a million an estimate is no longer a plan (and r * F could overflow).
+        if not 1.0 <= factor <= MAX_FACTOR:
+            raise InputError(
+                f"badness factor must be in [1, {MAX_FACTOR:g}], got {arg}", field="--estimates"
+            )
         self.factor = factor
         self._arg = arg
 

@@ -22,6 +22,7 @@ Rounding keeps times whole seconds and preserves their order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -62,10 +63,13 @@ def job_from_record(
     size = record.allocated_processors
     if size <= 0:
         size = record.requested_processors
-    runtime = int(record.run_time)
-    if size <= 0 or runtime < 0:
+    if size <= 0 or record.run_time < 0:
         return None
+    runtime = int(record.run_time)
     requested = int(record.requested_time)
+    # Status 0 is also what a job killed at its requested time gets (sitesim writes it
+    # so, and so do the logs): a run that reached its request was killed, not a failure.
+    killed_at_limit = 0 < requested <= runtime
     return Job(
         id=record.job_number,
         submit=int(record.submit_time),
@@ -76,7 +80,7 @@ def job_from_record(
         preceding=record.preceding_job,
         think=int(record.think_time),
         source=record,
-        failed=failures and record.status == STATUS_FAILED,
+        failed=failures and record.status == STATUS_FAILED and not killed_at_limit,
     )
 
 
@@ -93,8 +97,11 @@ class TraceReplay:
         rng: np.random.Generator | None = None,
         failures: bool = True,
     ) -> None:
-        if not load_factor > 0:
-            raise InputError(f"load factor must be positive, got {load_factor}", field="--load-factor")
+        if not (load_factor > 0 and math.isfinite(load_factor) and math.isfinite(1.0 / load_factor)):
+            raise InputError(
+                f"load factor must be a positive finite number, got {load_factor}",
+                field="--load-factor",
+            )
         self.site = site
         self.reader = reader
         self.estimates = estimates
@@ -123,6 +130,13 @@ class TraceReplay:
             if job is None:
                 counts.unknown += 1
                 continue
+            if job.submit < 0:
+                raise InputError(
+                    f"submit time {job.submit} is negative (times count from the log's start)",
+                    path=reader.path,
+                    line=reader.line,
+                    field="field 2 (submit_time)",
+                )
             if previous is not None and job.submit < previous:
                 raise InputError(
                     f"submit time {job.submit} is earlier than the previous job's {previous}"

@@ -37,8 +37,13 @@ def job_record(job: Job) -> SwfRecord:
         wait, run, status = (job.start - job.submit if job.start >= 0 else -1), job.runtime, -1
     source = job.source
     if isinstance(source, SwfRecord):
-        if status == STATUS_COMPLETED and source.status != STATUS_FAILED:
-            status = source.status  # replayed as not failing (--failures none): completed
+        if status == STATUS_COMPLETED and (
+            source.status != STATUS_FAILED or 0 < source.requested_time <= run
+        ):
+            # Keep the trace's label, except for a trace failure replayed as not
+            # failing (--failures none), which completed. A status-0 run that reached
+            # its request was a kill at the limit and keeps its 0.
+            status = source.status
         return source.with_times(job.submit, wait, run, status)
     return SwfRecord(
         job_number=job.id,

@@ -20,6 +20,7 @@ Decisions (see docs/swf.md):
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Iterator
 from types import TracebackType
@@ -181,14 +182,30 @@ class SwfHeader:
         return self.get_int("MaxProcs") or self.get_int("MaxNodes")
 
 
+#: Fields that hold whole numbers (ids, counts, codes); the others may be fractional.
+WHOLE_FIELDS: tuple[int, ...] = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
+
+
 def _number(token: str) -> Number:
+    """An int, else a finite float; ``nan``/``inf`` are not numbers a log can hold."""
     # The usual integer, without paying for an exception first.
     if token.isdecimal() or (token[:1] == "-" and token[1:].isdecimal()):
         return int(token)
     try:
         return int(token)
     except ValueError:
-        return float(token)
+        value = float(token)
+        if not math.isfinite(value):
+            raise ValueError(token) from None
+        return value
+
+
+def _is_float(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def format_value(value: Number) -> str:
@@ -207,24 +224,33 @@ def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfReco
         except ValueError:
             pass
         try:
-            # Fields are int or float per column; the record's annotations say which.
-            return SwfRecord(*map(_number, tokens))  # type: ignore[arg-type]
+            values = [_number(t) for t in tokens]
         except ValueError:
             pass
+        else:
+            if not any(type(values[i]) is float for i in WHOLE_FIELDS):
+                # Fields are int or float per column; the record's annotations say which.
+                return SwfRecord(*values)  # type: ignore[arg-type]
     if len(tokens) != N_FIELDS:
         what = "truncated line" if len(tokens) < N_FIELDS else "too many fields"
         raise InputError(
             f"{what}: expected {N_FIELDS} fields, found {len(tokens)}", path=path, line=lineno
         )
-    values: list[Number] = []
+    checked: list[Number] = []
     for i, token in enumerate(tokens):
         try:
-            values.append(_number(token))
+            value = _number(token)
         except ValueError:
+            what = "is not a finite number" if _is_float(token) else "is not a number"
             raise InputError(
-                f"{token!r} is not a number", path=path, line=lineno, field=field_label(i)
+                f"{token!r} {what}", path=path, line=lineno, field=field_label(i)
             ) from None
-    return SwfRecord(*values)  # type: ignore[arg-type]
+        if i in WHOLE_FIELDS and isinstance(value, float):
+            raise InputError(
+                f"{token!r} is not a whole number", path=path, line=lineno, field=field_label(i)
+            )
+        checked.append(value)
+    return SwfRecord(*checked)  # type: ignore[arg-type]
 
 
 class SwfReader:

@@ -41,3 +41,22 @@ def test_failed_runs_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
             "--serial", "--no-progress", "-o", str(out)]
     assert sitesim_main(argv) == 1
     assert "failed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--estimates", "f:0.5"], "badness factor"),
+        (["--estimates", "trace"], "needs a trace"),
+        (["--seed", "-1"], "non-negative"),
+        (["--duration", "inf"], "not finite"),
+    ],
+)
+def test_grid_is_validated_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    out = str(tmp_path / "s.csv")
+    code = sitesim_main(["sweep", *argv, "--users", "1", "-o", out, "--serial", "--no-progress"])
+    assert code == 2
+    assert expected in capsys.readouterr().err
+    assert not (tmp_path / "s.csv").exists()

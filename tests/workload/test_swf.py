@@ -11,6 +11,7 @@ import pytest
 from sitesim.errors import InputError
 from sitesim.workload.swf import (
     N_FIELDS,
+    WHOLE_FIELDS,
     SwfReader,
     SwfRecord,
     format_record,
@@ -206,9 +207,13 @@ def test_real_trace_round_trip(trace_path, tmp_path: Path) -> None:
     [("-1", -1), ("0", 0), ("42", 42), ("+7", 7), ("2.50", 2.5), ("-1e3", -1000.0), ("1E-2", 0.01)],
 )
 def test_numbers_parse_like_int_then_float(token: str, value: float) -> None:
-    record = parse_line(" ".join([token] * N_FIELDS))
-    assert record.values() == (value,) * N_FIELDS
-    assert type(record.job_number) is type(value)
+    # Times and amounts may be fractional; ids, counts and codes must be whole.
+    fractional = [i for i in range(N_FIELDS) if i not in WHOLE_FIELDS]
+    tokens = [token if i in fractional else "1" for i in range(N_FIELDS)]
+    record = parse_line(" ".join(tokens))
+    values = record.values()
+    assert [values[i] for i in fractional] == [value] * len(fractional)
+    assert type(record.run_time) is type(value)
 
 
 @pytest.mark.parametrize("token", ["--5", "²", "1.2.3", "0x10", ""])
