@@ -118,7 +118,8 @@ class RunMetrics:
     def for_scheduler(cls, nodes: int, scheduler: object) -> RunMetrics:
         """Metrics whose short-job threshold is the scheduler's trial length, if it has
         one (timed-run scheduling), else the default 90 s (sitesim/metrics/waits.py)."""
-        return cls(nodes, waits=WaitStats(short=getattr(scheduler, "trial_length", SHORT_THRESHOLD)))
+        trial = getattr(scheduler, "trial_length", None)
+        return cls(nodes, waits=WaitStats(short=trial if trial is not None else SHORT_THRESHOLD))
 
     def _advance(self, now: int) -> None:
         self.busy_integral += self.busy * (now - self._busy_since)

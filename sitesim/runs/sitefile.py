@@ -120,7 +120,7 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
             if not (math.isfinite(value) and value > 0):
                 raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
             values["duration"] = round(value * DAY)
-        elif key == "seed" and value < 0:
+        elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
         else:
             values[key] = value

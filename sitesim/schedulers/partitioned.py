@@ -130,10 +130,12 @@ class PartitionStats:
     """What one partition did, for the run summary."""
 
     routed: int = 0
+    #: Jobs started at least once (a restart after a killed trial run is not counted).
     started: int = 0
     ended: int = 0
+    #: Waits of ended jobs, to the start of their final run (as the system metrics).
     sum_wait: int = 0
-    #: Node-seconds used by jobs that ended in this partition.
+    #: Node-seconds of the final runs of jobs that ended in this partition.
     used_work: int = 0
 
 
@@ -218,6 +220,7 @@ class PartitionedScheduler(Scheduler):
         self.free[i] += job.size
         stats = self.stats[i]
         stats.ended += 1
+        stats.sum_wait += job.start - job.submit
         stats.used_work += job.size * (now - job.start)
         self.parts[i].job_ended(job, now)
 
@@ -235,9 +238,8 @@ class PartitionedScheduler(Scheduler):
             if used > self.free[i]:
                 raise RuntimeError(f"partition {self.specs[i].name!r} overcommitted: {used} > {self.free[i]}")
             self.free[i] -= used
-            stats = self.stats[i]
-            stats.started += len(jobs)
-            stats.sum_wait += sum(now - j.submit for j in jobs)
+            # first_start is set when a run is killed: a restart is not a new start.
+            self.stats[i].started += sum(1 for j in jobs if j.first_start < 0)
             started.extend(jobs)
         return started
 
@@ -257,10 +259,19 @@ class PartitionedScheduler(Scheduler):
                 "started": s.started,
                 "ended": s.ended,
                 "queued_at_end": len(part.queue),
-                "mean_wait": s.sum_wait / s.started if s.started else 0.0,
+                "mean_wait": s.sum_wait / s.ended if s.ended else 0.0,
                 "utilization": s.used_work / (spec.nodes * window) if window else 0.0,
             }
+            trial_summary = getattr(part, "trial_summary", None)
+            if trial_summary is not None:  # a timed-run policy in this partition
+                out[spec.name]["trial_runs"] = trial_summary()
         return out
+
+    @property
+    def trial_length(self) -> int | None:
+        """The trial length if every timed-run partition uses the same one (else None)."""
+        lengths = {getattr(p, "trial_length") for p in self.parts if hasattr(p, "trial_length")}
+        return lengths.pop() if len(lengths) == 1 else None
 
 
 class _PartControl:

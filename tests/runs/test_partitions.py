@@ -205,3 +205,16 @@ def test_partitioned_by_name_errors(spec: str, nodes: int, expected: str) -> Non
     toml = PARTITIONS_TOML
     with pytest.raises(InputError, match=expected):
         make_scheduler(spec.format(toml=toml), nodes)
+
+
+def test_timed_policy_in_a_partition_reports_like_the_whole_machine(tmp_path: Path) -> None:
+    toml = tmp_path / "one.toml"
+    toml.write_text('[[partitions]]\nname = "all"\nnodes = 128\nscheduler = "timed:fcfs:300"\n')
+    inside = run_site(SiteConfig(scheduler=f"partitioned:{toml}", duration=30 * DAY, seed=2)).summary
+    alone = run_site(SiteConfig(scheduler="timed:fcfs:300", duration=30 * DAY, seed=2)).summary
+    part = inside["partitions"]["all"]
+    assert part["ended"] == inside["completed"] == alone["completed"]
+    assert part["mean_wait"] == pytest.approx(inside["mean_wait"])
+    assert part["started"] <= part["routed"]
+    assert part["trial_runs"] == {**alone["trial_runs"]}
+    assert inside["short_threshold"] == alone["short_threshold"] == 300
