@@ -12,8 +12,9 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from sitesim import __version__
 from sitesim.errors import InputError
@@ -22,34 +23,28 @@ EXIT_OK = 0
 EXIT_INPUT = 2
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _checked(
+    convert: Callable[[str], Any], ok: Callable[[Any], bool], kind: str, rule: str
+) -> Callable[[str], Any]:
+    """An argparse ``type``: convert the text, then check it, with one-line messages."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{rule}, got {value}")
+        return value
+
+    return parse
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seeds are non-negative, got {value}")
-    return value
+_positive_int = _checked(int, lambda v: v >= 1, "a whole number", "must be at least 1")
+_positive_float = _checked(
+    float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
+)
+_seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
 
 
 def build_parser() -> argparse.ArgumentParser:
