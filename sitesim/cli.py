@@ -48,6 +48,7 @@ _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negativ
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sitesim.moldable.cli import add_arguments as add_moldable_arguments
     from sitesim.schedulers import available
     from sitesim.workload.estimates import estimate_models
 
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, metavar="DIR",
         help="write summary.json, stats.txt and the SWF schedule/trace into DIR",
     )
+    add_moldable_arguments(parser)
     parser.add_argument("--version", action="version", version=f"sitesim {__version__}")
     return parser
 
@@ -138,9 +140,15 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for flag, value in (
         ("-u", args.users), ("-m", args.submittal), ("-w", args.workpool), ("--site", args.site),
         ("--duration", args.duration), ("--jobs", args.jobs), ("--empirical", args.empirical),
+        ("--adaptive", args.adaptive),
     ):
         if value is not None:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
+    if args.moldable is None:
+        from sitesim.moldable.cli import replay_options_used
+
+        for flag in replay_options_used(args):
+            parser.error(f"{flag} applies with --moldable only")
     partitions = load_partitions(args.partitions) if args.partitions is not None else ()
     config = ReplayConfig(
         trace=args.conventional,
@@ -153,6 +161,10 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         seed=args.seed or 0,
         skip_malformed=args.skip_malformed,
     )
+    if args.moldable is not None:
+        from sitesim.moldable.cli import run_replay_command
+
+        return run_replay_command(args, config)
     started = time.perf_counter()
     result = run_replay(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
@@ -189,6 +201,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
     if args.load_factor != 1.0 or args.skip_malformed or args.failures is not None:
         parser.error("--load-factor, --skip-malformed and --failures apply to trace replay (-c) only")
+    if args.moldable is not None or args.moldable_table is not None or args.slice_days is not None:
+        parser.error("--moldable, --moldable-table and --slice-days apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
     if args.partitions is not None:
         from sitesim.runs.sitefile import load_partitions

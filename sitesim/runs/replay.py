@@ -17,6 +17,7 @@ from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
+from sitesim.moldable.replace import MoldableSpec, Replacement
 from sitesim.runs.output import (
     SYSTEM_HEADER,
     prepare_out_dir,
@@ -62,6 +63,8 @@ class ReplayConfig:
     failures: str = "trace"
     #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
     partitions: tuple[PartitionSpec, ...] = ()
+    #: Jobs replaced by moldable ones and how they are sized (docs/moldable.md).
+    moldable: MoldableSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.failures not in FAILURE_MODES:
@@ -84,6 +87,8 @@ class ReplayResult:
     partitions: dict[str, Any] = field(factory=dict)
     #: Trial runs and what became of them (timed-run schedulers, docs/trial-runs.md).
     trial_runs: dict[str, Any] = field(factory=dict)
+    #: The replaced jobs (docs/moldable.md); None without ``config.moldable``.
+    replacement: Replacement | None = field(default=None, repr=False)
 
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
@@ -106,6 +111,7 @@ class ReplayResult:
                 "violations": self.violations,
                 **({"partitions": self.partitions} if self.partitions else {}),
                 **({"trial_runs": self.trial_runs} if self.trial_runs else {}),
+                **({"moldable": self.replacement.summary()} if self.replacement else {}),
             },
         )
 
@@ -130,6 +136,7 @@ def run_replay(
         env = simpy.Environment()
         scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
         site = Site(env, Machine(nodes), scheduler)
+        shaper = Replacement.for_site(config.moldable, site, config.seed) if config.moldable else None
         metrics = RunMetrics.for_scheduler(nodes, scheduler)
         site.observe(metrics)
         violations = ViolationCounter()
@@ -149,7 +156,7 @@ def run_replay(
             site.observe(writer)
         replay = TraceReplay(
             site, reader, estimates, load_factor=config.load_factor, rng=rng,
-            failures=config.failures == "trace",
+            failures=config.failures == "trace", shaper=shaper,
         )
         replay.start()
         env.run()
@@ -166,6 +173,7 @@ def run_replay(
             counts=counts,
             metrics=metrics,
             violations=violations.summary(),
+            replacement=shaper,
         )
         if isinstance(scheduler, PartitionedScheduler):
             result.partitions = scheduler.partition_summary(metrics.window)
