@@ -249,6 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["fit"]:
+        from sitesim.runs.fit import main as fit_main
+
+        return fit_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
