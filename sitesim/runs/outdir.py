@@ -34,7 +34,10 @@ from sitesim.errors import InputError
 
 #: Every file name a run writes into its output directory. A directory holding only
 #: these (a previous run's outputs) may be replaced; a new output file adds its name here.
-OUTPUT_NAMES: frozenset[str] = frozenset({"summary.json", "stats.txt", "trace.swf", "schedule.swf"})
+OUTPUT_NAMES: frozenset[str] = frozenset({
+    "summary.json", "stats.txt", "trace.swf", "schedule.swf",  # simulations
+    "empirical.json", "population.json", "site.toml",  # sitesim fit
+})
 
 _STAGING_SUFFIXES = (".part", ".old")
 

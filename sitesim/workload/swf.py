@@ -30,7 +30,7 @@ from typing import IO
 from attrs import define, field
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_NODES, MAX_SECONDS
+from sitesim.limits import MAX_NODES
 from sitesim.workload.files import atomic_text_write, open_text_read
 
 Number = int | float
