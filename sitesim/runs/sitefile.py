@@ -4,6 +4,9 @@ A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations 
 given in days (``duration_days``). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
 
+``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
+``.json`` are table files, given relative to the site file.
+
 A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md): each has
 ``name``, ``nodes``, optional ``scheduler`` (default easy), ``max_size`` and
 ``max_estimate`` (seconds). The machine size is then their total and the scheduler
@@ -34,6 +37,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "max_jobs": int,
     "seed": int,
     "empirical": str,
+    "population": str,
 }
 #: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
 _PARTITION_KEYS: dict[str, tuple[type, bool]] = {
@@ -122,6 +126,9 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
             values["duration"] = round(value * DAY)
         elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
+        elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
+            # Table files sit beside the site file (what ``sitesim fit`` writes).
+            values[key] = str(Path(path).parent / str(value))
         else:
             values[key] = value
     return values
