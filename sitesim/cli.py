@@ -90,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay only: multiply inter-arrival times by 1/X (X > 1 raises the load)",
     )
     parser.add_argument(
+        "--feedback", nargs="?", const="absolute", choices=("absolute", "gap"), metavar="STARTS",
+        help="replay only: replay with feedback -- each batch waits for the batch its user"
+        " waited for, then the recorded think time; session starts keep their recorded"
+        " times (absolute, the default) or their gap after the previous batch (gap)"
+        " (docs/feedback-replay.md)",
+    )
+    parser.add_argument(
         "--skip-malformed", action="store_true",
         help="replay only: skip and count malformed SWF lines instead of stopping",
     )
@@ -153,6 +160,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         load_factor=args.load_factor,
         seed=args.seed or 0,
         skip_malformed=args.skip_malformed,
+        feedback=args.feedback,
     )
     started = time.perf_counter()
     result = run_replay(config, out=args.out, debug=args.debug)
@@ -180,6 +188,15 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f" ({v['execution_fraction']:.2%}) of {v['jobs']} jobs;"
         f" {v['no_dependency']} without a dependency, {v['unresolved']} naming a job not replayed"
     )
+    if result.feedback:
+        f = result.feedback
+        print(
+            f"# feedback (docs/feedback-replay.md), dependencies from {f['source']}:"
+            f" {f['dependent_batches']} of {f['batches']} batches ({f['dependent_jobs']} jobs)"
+            f" waited for their user's previous batch; {f['root_batches']} at recorded times"
+            f" ({f['session_start_batches']} session starts, {f['overlapping_session_starts']}"
+            f" of them while the previous batch was unfinished)"
+        )
     _print_partitions(result.partitions)
     return EXIT_OK
 
@@ -188,8 +205,13 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     from sitesim.runs.site import DAY, run_site
     from sitesim.runs.sitefile import load_site_file, site_config
 
-    if args.load_factor != 1.0 or args.skip_malformed or args.failures is not None:
-        parser.error("--load-factor, --skip-malformed and --failures apply to trace replay (-c) only")
+    if (
+        args.load_factor != 1.0 or args.skip_malformed or args.failures is not None
+        or args.feedback is not None
+    ):
+        parser.error(
+            "--load-factor, --skip-malformed, --failures and --feedback apply to trace replay (-c) only"
+        )
     base = load_site_file(args.site) if args.site is not None else {}
     if args.partitions is not None:
         from sitesim.runs.sitefile import load_partitions
@@ -250,6 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["fit"]:
+        from sitesim.runs.fit import main as fit_main
+
+        return fit_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -227,7 +227,12 @@ def known_models(directory: str | os.PathLike[str] | None = None) -> list[str]:
 
 
 def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | None = None) -> EmpiricalModel:
-    """Load the empirical model ``name`` (e.g. combined, SDSC-SP2, CTC-SP2, KTH-SP2)."""
+    """Load the empirical model ``name`` (e.g. combined, SDSC-SP2, CTC-SP2, KTH-SP2).
+
+    A name ending in ``.json`` is the path of a table file (a fitted site's).
+    """
+    if name.endswith(".json"):
+        return _load_table(Path(name))
     d = empirical_directory(directory)
     if not d.is_dir():
         raise InputError(
@@ -237,6 +242,10 @@ def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | N
     if not path.is_file():
         known = ", ".join(known_models(d)) or "none"
         raise InputError(f"unknown empirical model {name!r} (known: {known})", path=str(d))
+    return _load_table(path)
+
+
+def _load_table(path: Path) -> EmpiricalModel:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -246,6 +255,7 @@ def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | N
     model = EmpiricalModel.from_dict(data, where=str(path))
     # A pooled table carries its per-trace tables along when they are present.
     names = [str(src.get("name")) for src in model.provenance.get("sources", [])]
+    d = path.parent
     if names and names != [model.name] and all((d / f"{n}.json").is_file() for n in names):
         model.sources = tuple(load_empirical(n, d) for n in names)
     return model

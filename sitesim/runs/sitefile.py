@@ -9,6 +9,9 @@ A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations 
 given in days (``duration_days``). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
 
+``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
+``.json`` are table files, given relative to the site file.
+
 A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md): each has
 ``name``, ``nodes``, optional ``scheduler`` (default easy), ``max_size`` and
 ``max_estimate`` (seconds). The machine size is then their total and the scheduler
@@ -43,6 +46,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "empirical": str,
     "size_mapping": str,
     "runtime_scale": (int, float),
+    "population": str,
 }
 #: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
 _PARTITION_KEYS: dict[str, tuple[type, bool]] = {
@@ -165,6 +169,9 @@ def load_site_file(site: str | Path) -> dict[str, Any]:
             values[key] = float(value)
         elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
+        elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
+            # Table files sit beside the site file (what ``sitesim fit`` writes).
+            values[key] = str(Path(path).parent / str(value))
         else:
             values[key] = value
     return values

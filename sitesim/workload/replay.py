@@ -111,17 +111,26 @@ class TraceReplay:
         self.counts = ReplayCounts()
         self.first_submit: int | None = None
         self.last_submit: int | None = None
-        self._jobs = self._accepted_jobs()
+        self._scale = 1.0 / load_factor
+        self._jobs = self.accepted()
 
     def start(self) -> None:
         """Schedule the first submission; the simulated clock is the trace's clock."""
         self._schedule_next()
 
-    def _accepted_jobs(self) -> Iterator[Job]:
+    def scaled(self, time: int) -> int:
+        """A recorded submit time after load scaling: t0 + round((time - t0) / X)."""
+        if self._scale == 1.0 or self.first_submit is None:
+            return time
+        t0 = self.first_submit
+        return t0 + round((time - t0) * self._scale)
+
+    def accepted(self) -> Iterator[Job]:
+        """The trace's jobs that will be submitted, in trace order, at their recorded
+        (unscaled) times; skipped records are counted in :attr:`counts`."""
         counts = self.counts
         nodes = self.site.machine.nodes
         scheduler = self.site.scheduler
-        scale = 1.0 / self.load_factor
         previous = None
         reader = self.reader
         for record in reader:
@@ -154,9 +163,6 @@ class TraceReplay:
                 continue
             if self.first_submit is None:
                 self.first_submit = job.submit
-            if scale != 1.0:
-                t0 = self.first_submit
-                job.submit = t0 + round((job.submit - t0) * scale)
             yield job
         counts.malformed = reader.skipped
 
@@ -165,7 +171,7 @@ class TraceReplay:
         if job is None:
             return
         env = self.site.env
-        At(env, job.submit - int(env.now), SUBMISSION, self._submit, job)
+        At(env, self.scaled(job.submit) - int(env.now), SUBMISSION, self._submit, job)
 
     def _submit(self, event: At) -> None:
         job: Job = event.payload
