@@ -26,6 +26,7 @@ from attrs import define, evolve, field
 import sitesim
 from sitesim.distributions.empirical import (
     Distribution,
+    SAMPLER_BLOCK,
     EmpiricalContinuous,
     EmpiricalDiscrete,
     distribution_from_dict,
@@ -90,6 +91,11 @@ class EmpiricalModel:
     #: The per-trace tables a pooled table was built from (filled by load_empirical),
     #: for size mappings that depend on each job's own source machine.
     sources: tuple[EmpiricalModel, ...] = ()
+    #: Size distributions already mapped onto a machine, shared by every user of a run
+    #: (a run may have 100,000 users; each mapping is computed once).
+    _mapped: dict[tuple[int, str, bool], EmpiricalDiscrete] = field(
+        factory=dict, init=False, repr=False, eq=False
+    )
 
     def distribution(self, name: str) -> Distribution:
         """The distribution called ``name`` (one of :data:`FIELDS`)."""
@@ -112,14 +118,21 @@ class EmpiricalModel:
         """
         if machine_size < 1:
             raise InputError(f"machine size must be >= 1, not {machine_size}")
+        key = (machine_size, rule, per_run)
+        mapped = self._mapped.get(key)
+        if mapped is not None:
+            return mapped
         dist = self.run_size if per_run else self.size
         if rule == "clip":
-            return dist.clipped(machine_size)
-        if rule == "truncate":
-            return dist.truncated(machine_size)
-        if rule == "scale":
-            return self._scaled_sizes(machine_size, per_run)
-        raise InputError(f"unknown size mapping rule {rule!r} (known: {', '.join(SIZE_MAPPINGS)})")
+            mapped = dist.clipped(machine_size)
+        elif rule == "truncate":
+            mapped = dist.truncated(machine_size)
+        elif rule == "scale":
+            mapped = self._scaled_sizes(machine_size, per_run)
+        else:
+            raise InputError(f"unknown size mapping rule {rule!r} (known: {', '.join(SIZE_MAPPINGS)})")
+        self._mapped[key] = mapped
+        return mapped
 
     def _scaled_sizes(self, machine_size: int, per_run: bool) -> EmpiricalDiscrete:
         own = self.run_size if per_run else self.size
@@ -166,7 +179,7 @@ class EmpiricalModel:
 
         return fit_to_distribution(family, self.distribution(name))
 
-    def sampler(self, name: str, rng: np.random.Generator, block: int = 4096) -> Callable[[], Any]:
+    def sampler(self, name: str, rng: np.random.Generator, block: int = SAMPLER_BLOCK) -> Callable[[], Any]:
         """Fast zero-argument scalar sampler for field ``name`` (see :func:`make_sampler`)."""
         return make_sampler(self.distribution(name), rng, block)
 
