@@ -134,10 +134,20 @@ def test_unknown_feedback_mode_is_an_input_error() -> None:
         ReplayConfig(trace="x.swf", feedback="sometimes")
 
 
-@pytest.mark.parametrize(("scheduler", "estimates"), [("fcfs", "exact"), ("easy", "mf"), ("cons", "f:2")])
+@pytest.mark.parametrize(
+    ("scheduler", "estimates"),
+    [
+        ("fcfs", "exact"),
+        ("easy", "mf"),
+        ("cons", "f:2"),
+        ("timed:easy", "exact"),
+        ("partitioned:models/partitions.toml", "exact"),
+    ],
+)
 def test_feedback_replay_of_own_trace_reproduces_the_schedule_exactly(
-    tmp_path: Path, scheduler: str, estimates: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scheduler: str, estimates: str
 ) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the partitions file path
     out = tmp_path / "site"
     run_site(
         SiteConfig(users=12, scheduler=scheduler, estimates=estimates, duration=30 * DAY, seed=4),
@@ -153,7 +163,9 @@ def test_feedback_replay_of_own_trace_reproduces_the_schedule_exactly(
     compared = 0
     for a, b in zip(site_jobs, replayed, strict=True):
         assert (a.submit_time, a.preceding_job, a.think_time) == (b.submit_time, b.preceding_job, b.think_time)
-        if a.wait_time >= 0:
+        # Under timed runs a job cut off while running may be in a trial run that the
+        # replay, going on past the end, kills and restarts (docs/site-level.md).
+        if a.wait_time >= 0 and not (a.status == -1 and scheduler.startswith("timed")):
             assert a.wait_time == b.wait_time, f"job {a.job_number} started at another time"
         if a.status != -1:
             assert a.run_time == b.run_time
