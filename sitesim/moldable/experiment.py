@@ -22,7 +22,8 @@ import numpy as np
 
 from sitesim.errors import InputError
 from sitesim.moldable.replace import MoldableSpec, moldable_block
-from sitesim.runs.output import prepare_out_dir, summary_document, write_json
+from sitesim.runs.outdir import OutputDir
+from sitesim.runs.output import summary_document, write_json
 from sitesim.runs.replay import DEFAULT_NODES, ReplayConfig, ReplayResult, run_replay
 from sitesim.workload.swf import SwfReader, SwfRecord, read_swf, write_swf
 
@@ -111,12 +112,13 @@ def run_moldable(
     """Replay with moldable replacement; with ``out``, write summary.json there."""
     if config.moldable is None:
         raise ValueError("run_moldable needs a config with a moldable spec")
-    results = run_slices(config, slice_days)
-    document = moldable_document(config, slice_days, results)
-    if out is not None:
-        with ExitStack() as stack:
-            prepare_out_dir(out, stack)
-            write_json(out / "summary.json", document)
+    with ExitStack() as stack:
+        # Entered first, so a refused target fails before the replays, not after.
+        staged = stack.enter_context(OutputDir(out)) if out is not None else None
+        results = run_slices(config, slice_days)
+        document = moldable_document(config, slice_days, results)
+        if staged is not None:
+            write_json(staged.path("summary.json"), document)
     return results, document
 
 
