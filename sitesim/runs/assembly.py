@@ -22,7 +22,7 @@ from sitesim.engine.eventlog import EventLog
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.metrics.stats import RunMetrics
-from sitesim.runs.output import prepare_out_dir
+from sitesim.runs.outdir import OutputDir
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.schedule import ScheduleWriter
@@ -54,12 +54,14 @@ class RunAssembly:
             self.site.observe(observer)
         self.writer: ScheduleWriter | None = None
 
-    def write_schedule(self, out: Path, name: str, header: list[str], stack: ExitStack) -> None:
-        """Stream the schedule as SWF to ``out/name`` (created only if the run succeeds)."""
-        prepare_out_dir(out, stack)
-        stream = stack.enter_context(atomic_text_write(out / name))
+    def write_schedule(self, out: Path, name: str, header: list[str], stack: ExitStack) -> OutputDir:
+        """Stream the schedule as SWF to ``out/name``; returns the staged output
+        directory, published with every file in it only if the run succeeds."""
+        staged = stack.enter_context(OutputDir(out))
+        stream = stack.enter_context(atomic_text_write(staged.path(name)))
         self.writer = ScheduleWriter(stream, header)
         self.site.observe(self.writer)
+        return staged
 
     def run(self, until: int | None = None) -> None:
         """Simulate until ``until`` (None: until no event is left)."""

@@ -11,6 +11,8 @@ import attrs
 import numpy as np
 from attrs import define, field
 
+from sitesim.engine.replay import TraceReplay
+from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
@@ -18,8 +20,10 @@ from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
 from sitesim.runs.policy import build_scheduler, check_policy
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
-from sitesim.workload.estimates import make_estimates
-from sitesim.engine.replay import TraceReplay
+from sitesim.users.feedback import FeedbackReplay
+from sitesim.users.recorded import SESSION_STARTS
+from sitesim.workload.estimates import EstimateModel, make_estimates
+from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
 
 DEFAULT_NODES = 128
@@ -44,12 +48,18 @@ class ReplayConfig:
     failures: str = "trace"
     #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
     partitions: tuple[PartitionSpec, ...] = ()
+    #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
+    #: what session starts are anchored to, one of ``SESSION_STARTS``.
+    feedback: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.failures not in FAILURE_MODES:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
+        if self.feedback is not None and self.feedback not in SESSION_STARTS:
+            known = ", ".join(SESSION_STARTS)
+            raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
 
 
 @define(slots=True)
@@ -62,8 +72,9 @@ class ReplayResult:
     metrics: RunMetrics = field(repr=False)
     #: Dependency violations (sitesim.metrics.violations; docs/violations.md).
     violations: dict[str, Any] = field(factory=dict)
-    #: What the scheduler reported (:meth:`Scheduler.report`): ``partitions`` (per
-    #: partition, docs/partitions.md), ``trial_runs`` (docs/trial-runs.md), ...
+    #: What the scheduler and the job source reported (``Scheduler.report``,
+    #: ``TraceReplay.report``): ``partitions`` (docs/partitions.md), ``trial_runs``
+    #: (docs/trial-runs.md), ``feedback`` (docs/feedback-replay.md), ...
     report: dict[str, Any] = field(factory=dict)
 
     @property
@@ -75,6 +86,11 @@ class ReplayResult:
     def trial_runs(self) -> dict[str, Any]:
         """Trial runs and what became of them (timed-run schedulers); else empty."""
         return self.report.get("trial_runs", {})
+
+    @property
+    def feedback(self) -> dict[str, Any]:
+        """How the trace was grouped into batches (replay with feedback); else empty."""
+        return self.report.get("feedback", {})
 
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
@@ -98,6 +114,37 @@ class ReplayResult:
                 **self.report,
             },
         )
+
+
+def _nothing_replayed(counts: ReplayCounts) -> str:
+    """Why a replay has no job: a run of no jobs has no meaningful metric."""
+    if counts.read == 0:
+        what = "no job lines" + (f" ({counts.malformed} malformed skipped)" if counts.malformed else "")
+    else:
+        what = (
+            f"none of its {counts.read} jobs can run: {counts.unknown} unknown size/runtime,"
+            f" {counts.too_large} larger than the machine, {counts.unroutable} fitting no partition"
+        )
+    return f"nothing to replay: {what}"
+
+
+def _job_source(
+    config: ReplayConfig,
+    site: Site,
+    reader: SwfReader,
+    estimates: EstimateModel,
+    rng: np.random.Generator | None,
+) -> TraceReplay:
+    """The open-model replay, or with ``config.feedback`` the closed-loop one."""
+    failures = config.failures == "trace"
+    if config.feedback is None:
+        return TraceReplay(
+            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures
+        )
+    return FeedbackReplay(
+        site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
+        session_starts=config.feedback,
+    )
 
 
 def run_replay(
@@ -126,21 +173,24 @@ def run_replay(
         scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
+        staged = None
         if out is not None:
             policy = label(config.partitions) if config.partitions else config.scheduler
+            kind = "a conventional replay" if config.feedback is None else (
+                f"a replay with feedback (session starts {config.feedback})"
+            )
             header = [
                 *reader.header.lines,
-                f"; sitesim: schedule of a conventional replay, scheduler {policy},"
+                f"; sitesim: schedule of {kind}, scheduler {policy},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
-            run.write_schedule(out, "schedule.swf", header, stack)
-        replay = TraceReplay(
-            run.site, reader, estimates, load_factor=config.load_factor, rng=rng,
-            failures=config.failures == "trace",
-        )
+            staged = run.write_schedule(out, "schedule.swf", header, stack)
+        replay = _job_source(config, run.site, reader, estimates, rng)
         replay.start()
         run.run()
         summary, report = run.close()
+        if replay.counts.submitted == 0:
+            raise InputError(_nothing_replayed(replay.counts), path=config.trace)
         violations.close()
         result = ReplayResult(
             config=config,
@@ -150,9 +200,9 @@ def run_replay(
             counts=attrs.asdict(replay.counts),
             metrics=run.metrics,
             violations=violations.summary(),
-            report=report,
+            report={**replay.report(), **report},
         )
-        if out is not None:
-            write_json(out / "summary.json", result.document())
-            write_text(out / "stats.txt", [SYSTEM_HEADER, result.system_line()])
+        if staged is not None:
+            write_json(staged.path("summary.json"), result.document())
+            write_text(staged.path("stats.txt"), [SYSTEM_HEADER, result.system_line()])
     return result

@@ -4,6 +4,9 @@ A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations 
 given in days (``duration_days``). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
 
+``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
+``.json`` are table files, given relative to the site file.
+
 A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md; the table
 format: :mod:`sitesim.runs.policy`). The machine size is then their total and the
 scheduler ``partitioned``; a top-level ``scheduler`` beside them is an input error.
@@ -35,6 +38,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "max_jobs": int,
     "seed": int,
     "empirical": str,
+    "population": str,
 }
 
 
@@ -69,6 +73,9 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
             values["duration"] = round(value * DAY)
         elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
+        elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
+            # Table files sit beside the site file (what ``sitesim fit`` writes).
+            values[key] = str(Path(path).parent / str(value))
         else:
             values[key] = value
     return values

@@ -14,7 +14,12 @@ Which trace jobs are replayed (docs/replay.md):
   it, docs/partitions.md) is counted as ``unroutable``, never run;
 - with ``failures`` (the default), a job with status 0 is replayed as failing at its
   recorded runtime (``failed``, docs/failures.md); without, it counts as completed;
-- submit times must not decrease (the SWF rule); a trace that breaks it is an input error.
+- submit times must not decrease (the SWF rule); a trace that breaks it is an input error;
+- job numbers (field 1) must be unique, since dependencies (field 17) name jobs by
+  number: a repeated one is an input error naming its line (with ``skip_malformed``, the
+  repeat is skipped and counted as malformed);
+- submit, run and requested times above :data:`~sitesim.limits.MAX_SECONDS` are input
+  errors (a typo, not a log).
 
 Load scaling by ``load_factor`` X multiplies every inter-arrival time by 1/X (X > 1
 raises the load): submit' = t0 + round((submit - t0) / X), t0 the first submit.
