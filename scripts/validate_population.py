@@ -134,6 +134,14 @@ def figure(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def table_head(names: list[str], first: list[str]) -> list[str]:
+    """Header and rule of a table with a log and a simulated column per site."""
+    return [
+        "| " + " | ".join(first) + " | " + " | ".join(f"{n} log | {n} simulated" for n in names) + " |",
+        "|" + "---|" * len(first) + "---:|---:|" * len(names),
+    ]
+
+
 def document(results: dict[str, Any], seeds: int, elapsed: float) -> str:
     names = list(results)
     lines = [
@@ -156,8 +164,7 @@ def document(results: dict[str, Any], seeds: int, elapsed: float) -> str:
         "",
         "## Must-show 1: fitted, then simulated under EASY",
         "",
-        "| signature | rule | " + " | ".join(f"{n} log | {n} simulated" for n in names) + " |",
-        "|---|---|" + "---:|---:|" * len(names),
+        *table_head(names, ["signature", "rule"]),
     ]
     verdicts = []
     for key, (kind, bound) in CHECKS.items():
@@ -165,7 +172,6 @@ def document(results: dict[str, Any], seeds: int, elapsed: float) -> str:
         for n in names:
             r = results[n]
             log_value = r["log"][key]
-            mean, _ = mean_ci([run[key] for run in r["easy"]])
             ok = all(passes(key, log_value, run[key]) for run in r["easy"])
             verdicts.append(ok)
             row += f" {format_value(log_value)} | {cell(r['easy'], key)}{'' if ok else ' ✗'} |"
@@ -182,8 +188,7 @@ def document(results: dict[str, Any], seeds: int, elapsed: float) -> str:
         "",
         "## Signatures not in the must-show list",
         "",
-        "| signature | " + " | ".join(f"{n} log | {n} simulated" for n in names) + " |",
-        "|---|" + "---:|---:|" * len(names),
+        *table_head(names, ["signature"]),
     ]
     for key in ("weekly_jobs_cv", "batches_per_session", "jobs_per_session", "session_hours", "continuation"):
         row = f"| {LABELS[key]} |"
