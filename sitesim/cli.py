@@ -3,7 +3,8 @@
     sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <fcfs|easy>]
 
 ``-c`` replays a trace (conventional, open model); otherwise users are simulated
-(site-level, closed loop). Exit status: 0 success, 2 usage error or bad input.
+(site-level, closed loop). Exit status: 0 success, 2 usage error or bad input, 130/143
+interrupted (SIGINT/SIGTERM), 141 standard output closed (see :mod:`sitesim.exits`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
-from sitesim.errors import InputError
-
-EXIT_OK = 0
-EXIT_INPUT = 2
+from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
 def _checked(
@@ -277,19 +275,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fit_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+
+    def body() -> int:
         if args.conventional is not None:
             return _replay(args, parser)
         return _site_level(args, parser)
-    except InputError as exc:
-        print(f"sitesim: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except OSError as exc:  # an output path that cannot be written, a full disk, ...
-        print(f"sitesim: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("sitesim: interrupted", file=sys.stderr)
-        return 130
+
+    return run_command("sitesim", body)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -94,13 +94,14 @@ def test_bad_lines_can_be_skipped_and_counted(tmp_path: Path, capsys) -> None:
         (["-c", "{missing}"], "cannot open trace"),
         (["-c", "{trace}", "-s", "nosuch"], "unknown scheduler 'nosuch'"),
         (["-c", "{trace}", "--estimates", "nosuch"], "unknown estimate model 'nosuch'"),
-        (["-c", "{notgzip}"], "cannot read trace"),
+        (["-c", "{badgzip}"], "cannot read trace"),
     ],
 )
 def test_input_errors(tmp_path: Path, capsys, argv: list[str], expected: str) -> None:
-    notgzip = tmp_path / "plain.swf.gz"
-    notgzip.write_text(HEADER + GOOD[0] + "\n")
-    names = {"missing": tmp_path / "nope.swf", "trace": trace(tmp_path, GOOD), "notgzip": notgzip}
+    # gzip is recognised by its magic bytes (a text file named .gz is read as text).
+    badgzip = tmp_path / "bad.swf"
+    badgzip.write_bytes(b"\x1f\x8b" + b"not really gzip" * 4)
+    names = {"missing": tmp_path / "nope.swf", "trace": trace(tmp_path, GOOD), "badgzip": badgzip}
     argv = [a.format(**names) for a in argv] + ["--out", str(tmp_path / "out")]
     code, _, err = run(argv, capsys)
     assert code == 2

@@ -24,6 +24,7 @@ from attrs import define, field
 import sitesim
 from sitesim.distributions.empirical import (
     Distribution,
+    SAMPLER_BLOCK,
     EmpiricalDiscrete,
     distribution_from_dict,
     make_sampler,
@@ -80,6 +81,11 @@ class EmpiricalModel:
     source_machine_size: int | None
     summary: dict[str, Any] = field(factory=dict)
     provenance: dict[str, Any] = field(factory=dict)
+    #: Size distributions already mapped onto a machine, shared by every user of a run
+    #: (a run may have 100,000 users; each mapping is computed once).
+    _mapped: dict[tuple[int, str, bool], EmpiricalDiscrete] = field(
+        factory=dict, init=False, repr=False, eq=False
+    )
 
     def distribution(self, name: str) -> Distribution:
         """The distribution called ``name`` (one of :data:`FIELDS`)."""
@@ -98,12 +104,19 @@ class EmpiricalModel:
         """
         if machine_size < 1:
             raise InputError(f"machine size must be >= 1, not {machine_size}")
+        key = (machine_size, rule, per_run)
+        mapped = self._mapped.get(key)
+        if mapped is not None:
+            return mapped
         dist = self.run_size if per_run else self.size
         if rule == "clip":
-            return dist.clipped(machine_size)
-        if rule == "truncate":
-            return dist.truncated(machine_size)
-        raise InputError(f"unknown size mapping rule {rule!r} (known: clip, truncate)")
+            mapped = dist.clipped(machine_size)
+        elif rule == "truncate":
+            mapped = dist.truncated(machine_size)
+        else:
+            raise InputError(f"unknown size mapping rule {rule!r} (known: clip, truncate)")
+        self._mapped[key] = mapped
+        return mapped
 
     def fitted(self, name: str, family: str) -> Distribution:
         """A scipy.stats ``family`` fitted to field ``name`` (imports scipy lazily)."""
@@ -111,7 +124,7 @@ class EmpiricalModel:
 
         return fit_to_distribution(family, self.distribution(name))
 
-    def sampler(self, name: str, rng: np.random.Generator, block: int = 4096) -> Callable[[], Any]:
+    def sampler(self, name: str, rng: np.random.Generator, block: int = SAMPLER_BLOCK) -> Callable[[], Any]:
         """Fast zero-argument scalar sampler for field ``name`` (see :func:`make_sampler`)."""
         return make_sampler(self.distribution(name), rng, block)
 

@@ -15,9 +15,7 @@ records, no usable jobs, no user field, fewer than :data:`MIN_USERS` users.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from contextlib import ExitStack
 from pathlib import Path
 
 from attrs import define
@@ -29,7 +27,9 @@ from sitesim.analysis.tables import build_table, write_table
 from sitesim.analysis.trace import analyze_jobs, sha256_uncompressed
 from sitesim.distributions.model import FIELDS, OPTIONAL
 from sitesim.errors import InputError
-from sitesim.runs.output import prepare_out_dir, write_text
+from sitesim.exits import run_command
+from sitesim.runs.outdir import OutputDir
+from sitesim.runs.output import write_text
 from sitesim.workload.calendar import Clock
 from sitesim.workload.swf import SwfReader
 
@@ -94,11 +94,10 @@ def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malform
         f"nodes = {machine}",
         f"duration_days = {max(days, 1 / 86400):.6f}",
     ]
-    with ExitStack() as stack:
-        prepare_out_dir(out, stack)
-        write_table(out / "empirical.json", table)
-        write_table(out / "population.json", pop_table)
-        write_text(out / "site.toml", lines)
+    with OutputDir(out) as staged:
+        write_table(staged.path("empirical.json"), table)
+        write_table(staged.path("population.json"), pop_table)
+        write_text(staged.path("site.toml"), lines)
     return FitSummary(users, len(jobs), days, machine, clock, complete)
 
 
@@ -115,14 +114,11 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--name", help="name of the fitted site (default: the log's file name)")
     parser.add_argument("--skip-malformed", action="store_true", help="skip and count malformed SWF lines")
     args = parser.parse_args(argv)
-    try:
-        info = fit_log(args.log, args.out, name=args.name, skip_malformed=args.skip_malformed)
-    except InputError as exc:
-        print(f"sitesim fit: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"sitesim fit: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command("sitesim fit", lambda: _fit(args))
+
+
+def _fit(args: argparse.Namespace) -> int:
+    info = fit_log(args.log, args.out, name=args.name, skip_malformed=args.skip_malformed)
     clock = info.clock
     print(
         f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"

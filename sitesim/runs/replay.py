@@ -19,12 +19,12 @@ from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.output import (
     SYSTEM_HEADER,
-    prepare_out_dir,
     summary_document,
     system_line,
     write_json,
     write_text,
 )
+from sitesim.runs.outdir import OutputDir
 from sitesim.schedulers.partitioned import (
     PARTITIONED,
     PartitionedScheduler,
@@ -38,7 +38,7 @@ from sitesim.users.feedback import FeedbackReplay
 from sitesim.users.recorded import SESSION_STARTS
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.files import atomic_text_write
-from sitesim.workload.replay import TraceReplay
+from sitesim.workload.replay import ReplayCounts, TraceReplay
 from sitesim.workload.schedule import ScheduleWriter
 from sitesim.workload.swf import SwfReader
 
@@ -121,6 +121,18 @@ class ReplayResult:
         )
 
 
+def _nothing_replayed(counts: ReplayCounts) -> str:
+    """Why a replay has no job: a run of no jobs has no meaningful metric."""
+    if counts.read == 0:
+        what = "no job lines" + (f" ({counts.malformed} malformed skipped)" if counts.malformed else "")
+    else:
+        what = (
+            f"none of its {counts.read} jobs can run: {counts.unknown} unknown size/runtime,"
+            f" {counts.too_large} larger than the machine, {counts.unroutable} fitting no partition"
+        )
+    return f"nothing to replay: {what}"
+
+
 def _job_source(
     config: ReplayConfig,
     site: Site,
@@ -166,9 +178,10 @@ def run_replay(
         site.observe(violations)
         if debug:
             site.observe(EventLog())
+        staged = None
         if out is not None:
-            prepare_out_dir(out, stack)
-            schedule = stack.enter_context(atomic_text_write(out / "schedule.swf"))
+            staged = stack.enter_context(OutputDir(out))
+            schedule = stack.enter_context(atomic_text_write(staged.path("schedule.swf")))
             policy = label(config.partitions) if config.partitions else config.scheduler
             kind = "a conventional replay" if config.feedback is None else (
                 f"a replay with feedback (session starts {config.feedback})"
@@ -184,7 +197,9 @@ def run_replay(
         replay.start()
         env.run()
         metrics.close()
-        if out is not None:
+        if replay.counts.submitted == 0:
+            raise InputError(_nothing_replayed(replay.counts), path=config.trace)
+        if staged is not None:
             writer.close()
         violations.close()
         counts = attrs.asdict(replay.counts)
@@ -203,10 +218,10 @@ def run_replay(
             result.partitions = scheduler.partition_summary(metrics.window)
         if isinstance(scheduler, TimedScheduler):
             result.trial_runs = scheduler.trial_summary()
-        if out is not None:
-            write_json(out / "summary.json", result.document())
+        if staged is not None:
+            write_json(staged.path("summary.json"), result.document())
             write_text(
-                out / "stats.txt",
+                staged.path("stats.txt"),
                 [SYSTEM_HEADER, result.system_line()],
             )
     return result

@@ -33,13 +33,13 @@ from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.output import (
     SYSTEM_HEADER,
     USER_HEADER,
-    prepare_out_dir,
     summary_document,
     system_line,
     user_line,
     write_json,
     write_text,
 )
+from sitesim.runs.outdir import OutputDir
 from sitesim.schedulers.partitioned import (
     PartitionedScheduler,
     PartitionSpec,
@@ -195,9 +195,10 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
         env.process(user.run())
     with ExitStack() as stack:
         writer = None
+        staged = None
         if out is not None:
-            prepare_out_dir(out, stack)
-            schedule = stack.enter_context(atomic_text_write(out / "trace.swf"))
+            staged = stack.enter_context(OutputDir(out))
+            schedule = stack.enter_context(atomic_text_write(staged.path("trace.swf")))
             writer = ScheduleWriter(schedule, trace_header(config, clock))
             site.observe(writer)
         env.run(until=config.duration)
@@ -214,9 +215,9 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
         if isinstance(scheduler, TimedScheduler):
             summary["trial_runs"] = scheduler.trial_summary()
         result = SiteResult(config, summary, metrics.user_summaries(), metrics)
-        if out is not None:
+        if staged is not None:
             assert writer is not None
             writer.close()
-            write_json(out / "summary.json", result.document())
-            write_text(out / "stats.txt", result.table())
+            write_json(staged.path("summary.json"), result.document())
+            write_text(staged.path("stats.txt"), result.table())
     return result
