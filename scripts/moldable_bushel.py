@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from sitesim.moldable.experiment import run_moldable
+from sitesim.experiments.moldable import run_moldable
 from sitesim.moldable.replace import MoldableSpec
 from sitesim.runs.replay import ReplayConfig
 

@@ -1,18 +1,15 @@
-"""The command-line options of moldable jobs, and the moldable replay's report.
+"""The command-line options of moldable jobs.
 
-Kept here so the main CLI only registers the options and hands over: ``--moldable``,
-``--moldable-policy``, ``--moldable-table`` and ``--slice-days`` (replay), and
-``--adaptive`` (site-level, :mod:`sitesim.moldable.adaptive`).
+Kept here so the main CLI only registers them: ``--moldable``, ``--moldable-policy``,
+``--moldable-table`` and ``--slice-days`` (replay; run by
+:func:`sitesim.experiments.moldable.run_replay_command`), and ``--adaptive``
+(site-level).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import time
-from typing import Any
-
-import attrs
 
 from sitesim.moldable.gas import REQUEST_POLICIES
 
@@ -67,28 +64,3 @@ def replay_options_used(args: argparse.Namespace) -> list[str]:
     """The moldable replay options given without ``--moldable``."""
     used = [("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)]
     return [flag for flag, value in used if value is not None]
-
-
-def run_replay_command(args: argparse.Namespace, config: Any) -> int:
-    """``sitesim -c LOG --moldable F ...``: replay (by slices), print and write the block."""
-    from sitesim.moldable.experiment import run_moldable
-    from sitesim.moldable.replace import MoldableSpec
-
-    spec = MoldableSpec(
-        policy=args.moldable_policy or "gas", fraction=args.moldable, table=args.moldable_table
-    )
-    config = attrs.evolve(config, moldable=spec)
-    started = time.perf_counter()
-    cpu = time.process_time()
-    results, document = run_moldable(config, args.slice_days, args.out)
-    m = document["moldable"]
-    print(
-        f"# moldable ({m['policy']}): {m['jobs']} jobs replaced in {len(results)} replay(s);"
-        f" turn-around mean {m['mean_turnaround']:.0f} s, median {m['median_turnaround']:.0f} s,"
-        f" max {m['max_turnaround']} s; load ratio {m['load_ratio']:.4f}"
-    )
-    print(
-        f"# {sum(r.counts['submitted'] for r in results)} jobs replayed in"
-        f" {time.perf_counter() - started:.2f} s ({time.process_time() - cpu:.2f} s CPU)"
-    )
-    return 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from sitesim.moldable.experiment import one_apples_runs, slice_trace
+from sitesim.experiments.moldable import one_apples_runs, slice_trace
 from sitesim.moldable.replace import MoldableSpec
 from sitesim.runs.replay import ReplayConfig, run_replay
 

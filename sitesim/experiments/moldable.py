@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import argparse
 import tempfile
+import time
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
@@ -169,3 +171,25 @@ def one_apples_runs(
                 t = one_apples(path, job, seed=seed)
                 rows.append({"slice": k, "job": job, **t})
     return rows
+
+
+def run_replay_command(args: argparse.Namespace, config: ReplayConfig) -> int:
+    """``sitesim -c LOG --moldable F ...``: replay (by slices), print and write the block."""
+    spec = MoldableSpec(
+        policy=args.moldable_policy or "gas", fraction=args.moldable, table=args.moldable_table
+    )
+    config = attrs.evolve(config, moldable=spec)
+    started = time.perf_counter()
+    cpu = time.process_time()
+    results, document = run_moldable(config, args.slice_days, args.out)
+    m = document["moldable"]
+    print(
+        f"# moldable ({m['policy']}): {m['jobs']} jobs replaced in {len(results)} replay(s);"
+        f" turn-around mean {m['mean_turnaround']:.0f} s, median {m['median_turnaround']:.0f} s,"
+        f" max {m['max_turnaround']} s; load ratio {m['load_ratio']:.4f}"
+    )
+    print(
+        f"# {sum(r.counts['submitted'] for r in results)} jobs replayed in"
+        f" {time.perf_counter() - started:.2f} s ({time.process_time() - cpu:.2f} s CPU)"
+    )
+    return 0
