@@ -242,6 +242,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         "seed": args.seed,
         "empirical": args.empirical,
         "max_jobs": args.jobs,
+        "adaptive": args.adaptive,
+        "moldable_policy": args.moldable_policy,
     }
     if args.duration is not None:
         overrides["duration"] = round(args.duration * DAY)
@@ -266,6 +268,13 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         f" failed {s['failed']}"
     )
     _print_partitions(s.get("partitions", {}))
+    if "adaptive" in s:
+        a = s["adaptive"]
+        print(
+            f"# adaptive users ({config.moldable_policy}): {a['users']}, mean turn-around"
+            f" {a['mean_turnaround']:.0f} s; the {a['rigid_users']} rigid users' mean wait"
+            f" {a['rigid_mean_wait']:.0f} s"
+        )
     return EXIT_OK
 
 

@@ -20,7 +20,7 @@ log over that of the original, over the jobs replayed.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from attrs import define, field
@@ -30,11 +30,8 @@ from sitesim.errors import InputError
 from sitesim.moldable.gas import REQUEST_POLICIES, RequestPolicy
 from sitesim.moldable.model import ApplicationSource, DowneySource, TableSource, load_table
 from sitesim.moldable.speedup import RuntimeFunction
-from sitesim.moldable.view import AvailabilityView
+from sitesim.moldable.view import AvailabilityView, SiteLike
 from sitesim.workload.job import Job
-
-if TYPE_CHECKING:
-    from sitesim.engine.site import Site
 
 
 @define(frozen=True, slots=True)
@@ -90,7 +87,7 @@ class Replacement:
     altered_cpu: float = 0.0
 
     @classmethod
-    def for_site(cls, spec: MoldableSpec, site: Site, seed: int) -> Replacement:
+    def for_site(cls, spec: MoldableSpec, site: SiteLike, seed: int) -> Replacement:
         policy = REQUEST_POLICIES.get(spec.policy)()
         view = AvailabilityView.of(site, f"moldable policy {spec.policy}") if policy.needs_availability else None
         source: ApplicationSource = TableSource(load_table(spec.table)) if spec.table else DowneySource()

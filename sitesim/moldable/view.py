@@ -11,13 +11,21 @@ policy exports no list is a usage error, whatever class the policy is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from sitesim.errors import InputError
 from sitesim.moldable.gas import ExportsAvailability, Frame
 
-if TYPE_CHECKING:
-    from sitesim.engine.site import Site
+
+class SiteLike(Protocol):
+    """What the view needs of a site (:class:`sitesim.engine.site.Site`), named here so
+    this package stays below the engine: its scheduler, clock and machine."""
+
+    scheduler: Any
+    env: Any
+    machine: Any
+
+    def observe(self, observer: object) -> None: ...
 
 
 class AvailabilityView:
@@ -30,7 +38,7 @@ class AvailabilityView:
         self._clock = clock
 
     @classmethod
-    def of(cls, site: Site, purpose: str = "moldable policy gas") -> AvailabilityView:
+    def of(cls, site: SiteLike, purpose: str = "moldable policy gas") -> AvailabilityView:
         scheduler = site.scheduler
         if not isinstance(scheduler, ExportsAvailability):
             raise InputError(

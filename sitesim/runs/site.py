@@ -40,7 +40,9 @@ from sitesim.runs.output import (
 )
 from sitesim.runs.policy import build_scheduler, check_policy
 from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
+from sitesim.moldable.gas import REQUEST_POLICIES
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
+from sitesim.users.adaptive import adaptive_summary, adaptive_users, make_adaptive_factory
 from sitesim.users.population import FittedPopulation, populate
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
 from sitesim.workload.estimates import make_estimates
@@ -78,6 +80,10 @@ class SiteConfig:
     #: ``users`` people resampled from it, who arrive, hold sessions and leave
     #: (docs/validation.md), instead of the paper's static sessions.
     population: str | None = None
+    #: Share of the users who submit moldable jobs sized by ``moldable_policy``
+    #: (adaptive users, docs/moldable.md): users 1..round(adaptive x users).
+    adaptive: float = 0.0
+    moldable_policy: str = "gas"
 
     def __attrs_post_init__(self) -> None:
         check_policy(self.scheduler, self.partitions)
@@ -98,6 +104,11 @@ class SiteConfig:
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
+        if not (0 <= self.adaptive <= 1 and math.isfinite(self.adaptive)):
+            raise InputError(f"must be a fraction in [0, 1], got {self.adaptive}", field="--adaptive")
+        REQUEST_POLICIES.get(self.moldable_policy)
+        if self.adaptive and self.population is not None:
+            raise InputError("adaptive users are static sessions; drop the fitted population", field="--adaptive")
         if not (math.isfinite(self.runtime_scale) and self.runtime_scale > 0):
             raise InputError(f"must be a positive finite number, got {self.runtime_scale}", field="runtime_scale")
 
@@ -185,10 +196,12 @@ def run_site(
         population = FittedPopulation.load(config.population, largest)
         clock = population.clock
         populate(site, population, config.users, config.seed, estimates, max_jobs=config.max_jobs)
+    adaptive = adaptive_users(config.users, config.adaptive)
+    adaptive_user = make_adaptive_factory(site, config.moldable_policy, largest) if adaptive else User
     for uid, (sub_rng, pool_rng, est_rng) in enumerate(
         user_streams(config.seed, 0 if config.population else config.users), 1
     ):
-        user = User(
+        user = (adaptive_user if uid <= adaptive else User)(
             uid,
             site,
             submittal_cls(tables, sub_rng),
@@ -208,7 +221,10 @@ def run_site(
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
         summary.update(report)
-        result = SiteResult(config, summary, run.metrics.user_summaries(), run.metrics)
+        users = run.metrics.user_summaries()
+        if adaptive:
+            summary["adaptive"] = adaptive_summary(users, adaptive)
+        result = SiteResult(config, summary, users, run.metrics)
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())
             write_text(staged.path("stats.txt"), result.table())
