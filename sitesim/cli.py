@@ -270,11 +270,9 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     _print_partitions(s.get("partitions", {}))
     if "adaptive" in s:
         a = s["adaptive"]
-        print(
-            f"# adaptive users ({config.moldable_policy}): {a['users']}, mean turn-around"
-            f" {a['mean_turnaround']:.0f} s; the {a['rigid_users']} rigid users' mean wait"
-            f" {a['rigid_mean_wait']:.0f} s"
-        )
+        rigid = "" if a["rigid_mean_wait"] is None else f"; the {a['rigid_users']} rigid users' mean wait {a['rigid_mean_wait']:.0f} s"
+        turnaround = "none completed" if a["mean_turnaround"] is None else f"mean turn-around {a['mean_turnaround']:.0f} s"
+        print(f"# adaptive users ({config.moldable_policy}): {a['users']}, {turnaround}{rigid}")
     return EXIT_OK
 
 

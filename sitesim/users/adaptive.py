@@ -84,9 +84,9 @@ def make_adaptive_factory(site: Site, policy_name: str, nodes: int) -> Any:
 def adaptive_summary(users: dict[int, dict[str, Any]], adaptive: int) -> dict[str, Any]:
     """Adaptive users' turn-around and the rigid users' wait (completed jobs, job-weighted)."""
 
-    def weighted(uids: list[int], key: str) -> float:
+    def weighted(uids: list[int], key: str) -> float | None:
         n = sum(users[u]["completed"] for u in uids)
-        return sum(users[u][key] * users[u]["completed"] for u in uids) / n if n else 0.0
+        return sum(users[u][key] * users[u]["completed"] for u in uids) / n if n else None
 
     mine = [u for u in users if u <= adaptive]
     rigid = [u for u in users if u > adaptive]
