@@ -43,10 +43,41 @@ _positive_float = _checked(
     float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
 )
 _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
+_fraction = _checked(
+    float, lambda v: 0 <= v <= 1 and math.isfinite(v), "a number", "must be a fraction in [0, 1]"
+)
+
+
+def _add_moldable_arguments(parser: argparse.ArgumentParser) -> None:
+    """Moldable jobs (docs/moldable.md): replay replacement and adaptive users."""
+    from sitesim.moldable.gas import REQUEST_POLICIES
+
+    parser.add_argument(
+        "--moldable", type=_fraction, metavar="FRACTION",
+        help="replay only: replace this share of the jobs by moldable ones sized at"
+        " submission by --moldable-policy (docs/moldable.md)",
+    )
+    parser.add_argument(
+        "--moldable-policy", metavar="POLICY",
+        help=f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}",
+    )
+    parser.add_argument(
+        "--moldable-table", metavar="CSV",
+        help="replay with --moldable: measured applications (application,processors,runtime)"
+        " instead of Downey's model",
+    )
+    parser.add_argument(
+        "--slice-days", type=_positive_float, metavar="DAYS",
+        help="replay with --moldable: replay the log in slices of DAYS days (the paper: 30)",
+    )
+    parser.add_argument(
+        "--adaptive", type=_fraction, metavar="FRACTION",
+        help="site-level: this share of the users submit moldable jobs sized by"
+        " --moldable-policy (docs/moldable.md)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sitesim.moldable.cli import add_arguments as add_moldable_arguments
     from sitesim.runs.policy import policy_help
     from sitesim.workload.estimates import estimate_models
 
@@ -132,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, metavar="DIR",
         help="write summary.json, stats.txt and the SWF schedule/trace into DIR",
     )
-    add_moldable_arguments(parser)
+    _add_moldable_arguments(parser)
     parser.add_argument("--version", action="version", version=f"sitesim {__version__}")
     return parser
 
@@ -151,10 +182,9 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if value is not None:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
     if args.moldable is None:
-        from sitesim.moldable.cli import replay_options_used
-
-        for flag in replay_options_used(args):
-            parser.error(f"{flag} applies with --moldable only")
+        for flag, value in (("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)):
+            if value is not None:
+                parser.error(f"{flag} applies with --moldable only")
     partitions = load_partitions(args.partitions) if args.partitions is not None else ()
     config = ReplayConfig(
         trace=args.conventional,

@@ -157,7 +157,7 @@ REQUEST_POLICIES: Registry[type[RequestPolicy]] = Registry("moldable policy", "-
 @REQUEST_POLICIES.register
 class GasPolicy(RequestPolicy):
     name = "gas"
-    summary = "Gas: the size with the least start + runtime on the availability list"
+    summary = "Gas, the size with the least start + runtime on the availability list (needs -s cons)"
     needs_availability = True
 
     def choose(
@@ -170,7 +170,7 @@ class GasPolicy(RequestPolicy):
 @REQUEST_POLICIES.register
 class StaticPolicy(RequestPolicy):
     name = "static"
-    summary = "static: a uniformly random accepted size, whatever the load"
+    summary = "a uniformly random accepted size, whatever the load"
 
     def choose(
         self, function: RuntimeFunction, frames: Sequence[Frame] | None, rng: np.random.Generator
