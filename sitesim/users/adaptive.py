@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from sitesim.engine.site import Site
 from sitesim.moldable.gas import REQUEST_POLICIES, RequestPolicy
 from sitesim.moldable.model import DowneySource
