@@ -55,6 +55,11 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def num(cell: str) -> float:
+    """A CSV cell as a number; empty (not measured) as NaN."""
+    return float(cell) if cell not in ("", "nan") else math.nan
+
+
 def improvement(gas: float, static: float) -> float:
     """The paper's improvement factor: static/gas when Gas wins, -(gas/static) when it loses."""
     gas, static = max(gas, 1.0), max(static, 1.0)
@@ -160,12 +165,14 @@ def plot_bushel(rows: list[dict[str, str]], path: Path) -> None:
 
 
 def plot_adaptive(rows: list[dict[str, str]], path: Path) -> list[str]:
-    """Adaptive-user sweep: the CI summary CSV of ``sitesim sweep --summary``."""
+    """Adaptive-user sweep: the CI summary CSV of ``sitesim sweep --summarize`` (metrics
+    adaptive_mean_turnaround, rigid_mean_turnaround, rigid_mean_wait, throughput_per_day,
+    utilization)."""
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     table = [
-        "| policy | adaptive users | adaptive mean turn-around (h) | rigid users' mean wait (h)"
-        " | throughput (jobs/day) | utilisation |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| policy | adaptive users | adaptive mean turn-around (h) | rigid users' mean turn-around (h)"
+        " | rigid users' mean wait (h) | throughput (jobs/day) | utilisation |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for policy, style in (("gas", "o-"), ("static", "s--")):
         sel = sorted((r for r in rows if r["moldable_policy"] == policy), key=lambda r: float(r["adaptive"]))
@@ -176,15 +183,16 @@ def plot_adaptive(rows: list[dict[str, str]], path: Path) -> list[str]:
             (axes[0], "adaptive_mean_turnaround", 3600), (axes[1], "rigid_mean_wait", 3600),
             (axes[2], "throughput_per_day", 1),
         ):
-            y = [float(r[f"{metric}_mean"]) / scale if r[f"{metric}_mean"] != "nan" else np.nan for r in sel]
-            e = [float(r[f"{metric}_ci"]) / scale if r[f"{metric}_ci"] not in ("nan", "") else 0 for r in sel]
+            y = [num(r[f"{metric}_mean"]) / scale for r in sel]
+            e = [0.0 if math.isnan(num(r[f"{metric}_ci"])) else num(r[f"{metric}_ci"]) / scale for r in sel]
             ax.errorbar(x, y, yerr=e, fmt=style, capsize=3, label=policy)
         for r in sel:
             def cell(m: str, scale: float = 1) -> str:
-                v, c = float(r[f"{m}_mean"]), float(r[f"{m}_ci"]) if r[f"{m}_ci"] not in ("", "nan") else 0.0
-                return "–" if math.isnan(v) else f"{v / scale:.2f} ± {c / scale:.2f}"
+                v, c = num(r[f"{m}_mean"]), num(r[f"{m}_ci"])
+                return "–" if math.isnan(v) else f"{v / scale:.2f} ± {0.0 if math.isnan(c) else c / scale:.2f}"
             table.append(
                 f"| {policy} | {float(r['adaptive']):.0%} | {cell('adaptive_mean_turnaround', 3600)} |"
+                f" {cell('rigid_mean_turnaround', 3600)} |"
                 f" {cell('rigid_mean_wait', 3600)} | {cell('throughput_per_day')} | {cell('utilization')} |"
             )
     axes[0].set_ylabel("adaptive users' mean turn-around (h)")
