@@ -88,6 +88,11 @@ class SiteConfig:
             )
         if self.users < 1:
             raise InputError(f"need at least one user, got {self.users}", field="--users")
+        if self.population is not None and (self.submittal, self.workpool) != ("batch", "plain"):
+            raise InputError(
+                "a fitted population brings its users' own submittal and workpool behaviour",
+                field="--submittal" if self.submittal != "batch" else "--workpool",
+            )
         if self.nodes < 1:
             raise InputError(f"machine size must be positive, got {self.nodes}", field="--nodes")
         if self.duration is None and self.max_jobs is None:
