@@ -88,6 +88,10 @@ def one_apples_table(rows: list[dict[str, str]]) -> list[str]:
     return out
 
 
+def with_ci(mean: float, half: float | None) -> str:
+    return f"{mean:,.0f}" + (f" ± {half:,.0f}" if half is not None and math.isfinite(half) else "")
+
+
 def bushel_table(rows: list[dict[str, str]]) -> list[str]:
     groups: dict[tuple[str, float, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
@@ -110,9 +114,8 @@ def bushel_table(rows: list[dict[str, str]]) -> list[str]:
             ws = np.mean([float(r["rigid_mean_wait"]) for r in s])
             paper = PAPER_BUSHEL[log].get(round(fraction, 2))
             ptext = f"{paper[0]:.4f}, {paper[1]:,.0f} / {paper[2]:,.0f}" if paper else ""
-            ci = (lambda m, c: f"{m:,.0f}" + (f" ± {c:,.0f}" if c is not None and math.isfinite(c) else ""))
             out.append(
-                f"| {log} | {fraction:.0%} | {len(g)} | {lg:.3f} / {ls:.3f} | {ci(gm, gci)} | {ci(sm, sci)} |"
+                f"| {log} | {fraction:.0%} | {len(g)} | {lg:.3f} / {ls:.3f} | {with_ci(gm, gci)} | {with_ci(sm, sci)} |"
                 f" {gm / sm:.2f} | {wg:,.0f} / {ws:,.0f} | {ptext} |"
             )
     return out

@@ -127,7 +127,7 @@ def load_table(path: str | Path) -> dict[str, RuntimeFunction]:
                 name = row[0].strip()
                 if not name:
                     raise InputError("empty application name", path=path, line=line, field="application")
-                n = _number(row[1], int, path, line, "processors")
+                n = int(_number(row[1], int, path, line, "processors"))
                 r = _number(row[2], float, path, line, "runtime")
                 if n < 1:
                     raise InputError(f"must be at least 1, got {n}", path=path, line=line, field="processors")

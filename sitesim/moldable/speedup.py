@@ -56,7 +56,7 @@ def downey_speedup(n: np.ndarray | float, average: float, sigma: float) -> np.nd
     return np.clip(s, 1.0, np.maximum(n, 1.0))
 
 
-def whole_seconds(sizes: Sequence[int], seconds: Sequence[float]) -> np.ndarray:
+def whole_seconds(sizes: Sequence[int], seconds: Sequence[float] | np.ndarray) -> np.ndarray:
     """Whole-second runtimes for increasing ``sizes``: at least the model's, at least 1,
     never growing with the size, with ``size * runtime`` never shrinking.
 
