@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 
 from attrs import define, evolve
 
 from sitesim.experiments.prediction import Prediction, prediction_experiment
+from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import SiteConfig, run_site
 from sitesim.sweep.aggregate import mean_ci
 
@@ -172,11 +174,12 @@ class SiteComparison:
         return Estimate.of([p.source["offered_load"] for p in self.predictions if p.trace_scheduler == source])
 
 
-def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[int]) -> SiteComparison:
+def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[int],
+                 keep_traces: Path | None = None) -> SiteComparison:
     """Tables 2-4 of ``config`` over ``seeds`` (FCFS and EASY site-level runs, replays)."""
     predictions = prediction_experiment(
         seeds=seeds, site=config, users=config.users, nodes=config.nodes,
-        duration=config.duration or 0, estimates=config.estimates,
+        duration=config.duration or 0, estimates=config.estimates, keep_traces=keep_traces,
     )
     own: dict[str, list[Measures]] = {"fcfs": [], "easy": []}
     for p in predictions:
@@ -185,6 +188,31 @@ def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[
                 own[scheduler].append(measures(picked))
                 runs.record(evolve(config, scheduler=scheduler, seed=p.seed), own[scheduler][-1])
     return SiteComparison(name, config, own["fcfs"], own["easy"], predictions)
+
+
+def replayed_at_load(site: SiteComparison, traces: Path, source: str, evaluated: str,
+                     offered_load: float) -> list[Prediction]:
+    """``source``'s kept traces replayed under ``evaluated`` at ``offered_load`` (load
+    scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
+
+    Measures how much of a prediction error comes from the trace's load alone: the
+    conventional replay's error grows steeply as the offered load nears what the
+    evaluated scheduler can sustain.
+    """
+    out = []
+    for p in site.predictions:
+        if p.trace_scheduler != source:
+            continue
+        factor = offered_load / p.source["offered_load"]
+        replay = run_replay(ReplayConfig(trace=str(traces / f"{source}-{p.seed}" / "trace.swf"),
+                                         scheduler=evaluated, estimates="trace", load_factor=factor))
+        out.append(evolve(p, conventional=measures_of_replay(replay.summary)))
+    return out
+
+
+def measures_of_replay(summary: Mapping[str, float]) -> dict[str, float]:
+    keys = ("mean_response", "mean_wait", "mean_slowdown", "mean_bounded_slowdown", "offered_load")
+    return {k: float(summary[k]) for k in keys}
 
 
 @define(slots=True, frozen=True)
