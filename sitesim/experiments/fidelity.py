@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from attrs import define, evolve
 
-from sitesim.experiments.prediction import Prediction, prediction_experiment
+from sitesim.experiments.prediction import METRICS, Prediction, prediction_experiment
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import SiteConfig, run_site
 from sitesim.sweep.aggregate import mean_ci
@@ -206,13 +207,9 @@ def replayed_at_load(site: SiteComparison, traces: Path, source: str, evaluated:
         factor = offered_load / p.source["offered_load"]
         replay = run_replay(ReplayConfig(trace=str(traces / f"{source}-{p.seed}" / "trace.swf"),
                                          scheduler=evaluated, estimates="trace", load_factor=factor))
-        out.append(evolve(p, conventional=measures_of_replay(replay.summary)))
+        conventional = {k: float(replay.summary[k]) for k in (*METRICS, "offered_load")}
+        out.append(evolve(p, conventional=conventional))
     return out
-
-
-def measures_of_replay(summary: Mapping[str, float]) -> dict[str, float]:
-    keys = ("mean_response", "mean_wait", "mean_slowdown", "mean_bounded_slowdown", "offered_load")
-    return {k: float(summary[k]) for k in keys}
 
 
 @define(slots=True, frozen=True)
@@ -222,7 +219,7 @@ class Variant:
 
     label: str
     changes: dict[str, object]
-    tables: Callable[[], object] | None = None
+    tables: Callable[[], AbstractContextManager[object]] | None = None
 
 
 def sensitivity(runs: SiteRuns, site: SiteConfig, variants: Sequence[Variant], seeds: Sequence[int]
@@ -234,7 +231,7 @@ def sensitivity(runs: SiteRuns, site: SiteConfig, variants: Sequence[Variant], s
         if v.tables is None:
             out[v.label] = {s: runs.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
             continue
-        with v.tables():  # type: ignore[attr-defined]
+        with v.tables():
             fresh = SiteRuns()  # other tables: never mix these runs with the shipped ones
             out[v.label] = {s: fresh.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
     return out
