@@ -27,6 +27,7 @@ STEPS: list[tuple[list[str], bool]] = [
     (["plot_validation.py"], False),
     (["replay_table.py"], True),
     (["exp_prediction.py"], False),
+    (["fidelity.py"], False),
     (["exp_violations.py"], False),
     (["exp_load_scaling.py"], False),
     (["exp_schedulers.py"], False),
