@@ -46,11 +46,11 @@ _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negativ
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sitesim.schedulers import available
+    from sitesim.runs.policy import policy_help
     from sitesim.workload.estimates import estimate_models
 
     # Summaries are plain text; argparse would read a '%' in them as a format directive.
-    schedulers = "; ".join(f"{n}: {c.summary}" for n, c in sorted(available().items()))
+    schedulers = policy_help()
     estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
     schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
     parser = argparse.ArgumentParser(
@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
-    from sitesim.runs.sitefile import load_partitions
+    from sitesim.runs.policy import load_partitions
     from sitesim.schedulers.partitioned import PARTITIONED
 
     for flag, value in (
@@ -212,12 +212,12 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         )
     base = load_site_file(args.site) if args.site is not None else {}
     if args.partitions is not None:
-        from sitesim.runs.sitefile import load_partitions
-        from sitesim.schedulers.partitioned import PARTITIONED
+        from sitesim.runs.policy import load_partitions
+        from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
         base["partitions"] = load_partitions(args.partitions)
         base["scheduler"] = PARTITIONED
-        base["nodes"] = sum(p.nodes for p in base["partitions"])
+        base["nodes"] = total_nodes(base["partitions"])
     overrides = {
         "users": args.users,
         "submittal": args.submittal,
@@ -270,6 +270,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["plot"]:
+        from sitesim.plot.cli import main as plot_main
+
+        return plot_main(argv[1:])
     if argv[:1] == ["fit"]:
         from sitesim.runs.fit import main as fit_main
 

@@ -13,7 +13,7 @@ models are named); a policy that takes an argument overrides :meth:`Scheduler.fr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from sitesim.errors import InputError
 from sitesim.registry import Registry
@@ -51,6 +51,11 @@ class Scheduler(ABC):
     def job_ended(self, job: Job, now: int) -> None:
         """A running job ended (completed or killed) and its nodes are free again."""
 
+    @property
+    def spec(self) -> str:
+        """The ``-s`` spec that recreates this policy (its name, plus any argument)."""
+        return self.name
+
     @classmethod
     def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
         """Build from what follows ``NAME:`` in the spec (None if nothing does)."""
@@ -85,6 +90,22 @@ class Scheduler(ABC):
         """
         return job.size <= self.nodes
 
+    @property
+    def short_job_threshold(self) -> int | None:
+        """Seconds under which this policy treats a job as short, if it has such a notion
+        (timed-run scheduling: the trial length); the run's metrics class waits by it.
+        None: the metrics' default (90 s, sitesim/metrics/waits.py)."""
+        return None
+
+    def report(self, window: int) -> dict[str, Any]:
+        """Extra entries for the run summary, e.g. ``{"trial_runs": {...}}``.
+
+        The one place a policy reports what only it knows, so the run layer never asks
+        which concrete class it ran; ``window`` is the run's observation window in
+        seconds. Default: nothing.
+        """
+        return {}
+
     @abstractmethod
     def schedule(self, now: int, free: int) -> list[Job]:
         """Remove from the queue, and return in start order, the jobs to start now.
@@ -93,7 +114,7 @@ class Scheduler(ABC):
         """
 
 
-SCHEDULERS: Registry[type[Scheduler]] = Registry("scheduler", "--scheduler")
+SCHEDULERS: Registry[type[Scheduler]] = Registry("scheduler", "--scheduler", Scheduler)
 #: Class decorator: make a scheduler available under its ``name``.
 register = SCHEDULERS.register
 
