@@ -3,7 +3,8 @@
     sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <fcfs|easy>]
 
 ``-c`` replays a trace (conventional, open model); otherwise users are simulated
-(site-level, closed loop). Exit status: 0 success, 2 usage error or bad input.
+(site-level, closed loop). Exit status: 0 success, 2 usage error or bad input, 130/143
+interrupted (SIGINT/SIGTERM), 141 standard output closed (see :mod:`sitesim.exits`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
-from sitesim.errors import InputError
-
-EXIT_OK = 0
-EXIT_INPUT = 2
+from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
 def _checked(
@@ -90,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay only: multiply inter-arrival times by 1/X (X > 1 raises the load)",
     )
     parser.add_argument(
+        "--feedback", nargs="?", const="absolute", choices=("absolute", "gap"), metavar="STARTS",
+        help="replay only: replay with feedback -- each batch waits for the batch its user"
+        " waited for, then the recorded think time; session starts keep their recorded"
+        " times (absolute, the default) or their gap after the previous batch (gap)"
+        " (docs/feedback-replay.md)",
+    )
+    parser.add_argument(
         "--skip-malformed", action="store_true",
         help="replay only: skip and count malformed SWF lines instead of stopping",
     )
@@ -106,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=_seed, help="random seed, a non-negative integer (default 0)")
     parser.add_argument(
-        "--site", type=Path, metavar="TOML",
-        help="site-level: a site definition (e.g. models/paper.toml); other options override it",
+        "--site", metavar="NAME|TOML",
+        help="site-level: a shipped site by name (paper, the default; measured; closed;"
+        " partitions) or a site file; other options override it (docs/fidelity.md)",
     )
     parser.add_argument(
         "--duration", type=_positive_float, metavar="DAYS",
@@ -152,6 +158,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         load_factor=args.load_factor,
         seed=args.seed or 0,
         skip_malformed=args.skip_malformed,
+        feedback=args.feedback,
     )
     started = time.perf_counter()
     result = run_replay(config, out=args.out, debug=args.debug)
@@ -179,6 +186,15 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f" ({v['execution_fraction']:.2%}) of {v['jobs']} jobs;"
         f" {v['no_dependency']} without a dependency, {v['unresolved']} naming a job not replayed"
     )
+    if result.feedback:
+        f = result.feedback
+        print(
+            f"# feedback (docs/feedback-replay.md), dependencies from {f['source']}:"
+            f" {f['dependent_batches']} of {f['batches']} batches ({f['dependent_jobs']} jobs)"
+            f" waited for their user's previous batch; {f['root_batches']} at recorded times"
+            f" ({f['session_start_batches']} session starts, {f['overlapping_session_starts']}"
+            f" of them while the previous batch was unfinished)"
+        )
     _print_partitions(result.partitions)
     return EXIT_OK
 
@@ -187,8 +203,13 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     from sitesim.runs.site import DAY, run_site
     from sitesim.runs.sitefile import load_site_file, site_config
 
-    if args.load_factor != 1.0 or args.skip_malformed or args.failures is not None:
-        parser.error("--load-factor, --skip-malformed and --failures apply to trace replay (-c) only")
+    if (
+        args.load_factor != 1.0 or args.skip_malformed or args.failures is not None
+        or args.feedback is not None
+    ):
+        parser.error(
+            "--load-factor, --skip-malformed, --failures and --feedback apply to trace replay (-c) only"
+        )
     base = load_site_file(args.site) if args.site is not None else {}
     if args.partitions is not None:
         from sitesim.runs.sitefile import load_partitions
@@ -249,21 +270,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["fit"]:
+        from sitesim.runs.fit import main as fit_main
+
+        return fit_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+
+    def body() -> int:
         if args.conventional is not None:
             return _replay(args, parser)
         return _site_level(args, parser)
-    except InputError as exc:
-        print(f"sitesim: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except OSError as exc:  # an output path that cannot be written, a full disk, ...
-        print(f"sitesim: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("sitesim: interrupted", file=sys.stderr)
-        return 130
+
+    return run_command("sitesim", body)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -143,3 +143,23 @@ def stress_trace(path: Path, n: int = 1500, seed: int = 14, nodes: int = 32) -> 
     ]
     write_swf(path, records, [f"; MaxProcs: {nodes}"])
     return path
+
+
+def one_line_error(argv: list[str], capsys: object, *, sweep: bool = False) -> str:
+    """Run the command in-process; assert exit 2 with one error line; return that line.
+
+    argparse refusals (SystemExit 2) count too: they also print one line of error
+    (after the usage line).
+    """
+    from sitesim.cli import main
+
+    try:
+        code = main((["sweep"] if sweep else []) + argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    return lines[0]

@@ -94,13 +94,14 @@ def test_bad_lines_can_be_skipped_and_counted(tmp_path: Path, capsys) -> None:
         (["-c", "{missing}"], "cannot open trace"),
         (["-c", "{trace}", "-s", "nosuch"], "unknown scheduler 'nosuch'"),
         (["-c", "{trace}", "--estimates", "nosuch"], "unknown estimate model 'nosuch'"),
-        (["-c", "{notgzip}"], "cannot read trace"),
+        (["-c", "{badgzip}"], "cannot read trace"),
     ],
 )
 def test_input_errors(tmp_path: Path, capsys, argv: list[str], expected: str) -> None:
-    notgzip = tmp_path / "plain.swf.gz"
-    notgzip.write_text(HEADER + GOOD[0] + "\n")
-    names = {"missing": tmp_path / "nope.swf", "trace": trace(tmp_path, GOOD), "notgzip": notgzip}
+    # gzip is recognised by its magic bytes (a text file named .gz is read as text).
+    badgzip = tmp_path / "bad.swf"
+    badgzip.write_bytes(b"\x1f\x8b" + b"not really gzip" * 4)
+    names = {"missing": tmp_path / "nope.swf", "trace": trace(tmp_path, GOOD), "badgzip": badgzip}
     argv = [a.format(**names) for a in argv] + ["--out", str(tmp_path / "out")]
     code, _, err = run(argv, capsys)
     assert code == 2
@@ -108,7 +109,9 @@ def test_input_errors(tmp_path: Path, capsys, argv: list[str], expected: str) ->
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("argv", [["--nodes", "0"], ["--load-factor", "-1"], ["--bogus"]])
+@pytest.mark.parametrize(
+    "argv", [["--nodes", "0"], ["--load-factor", "-1"], ["--bogus"], ["--feedback", "sometimes"]]
+)
 def test_usage_errors_exit_2(tmp_path: Path, capsys, argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["-c", str(trace(tmp_path, GOOD)), *argv])
@@ -148,3 +151,22 @@ def test_out_that_is_a_file_is_an_input_error(tmp_path: Path, capsys) -> None:
     assert code == 2
     assert "--out" in err and "not a directory" in err and err.count("\n") == 1
     assert target.read_text() == "x"
+
+
+def test_feedback_replay_reports_its_batches(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    code, stdout, err = run(["-c", str(trace(tmp_path, GOOD)), "--feedback", "--out", str(out)], capsys)
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["feedback"] == "absolute"
+    # User 1's job 4 came while job 1 ran (a negative think time): same batch, no wait.
+    assert summary["feedback"]["batches"] == 2 and summary["feedback"]["dependent_batches"] == 0
+    assert "# feedback (docs/feedback-replay.md), dependencies from derived (session rules)" in stdout
+    assert "replay with feedback (session starts absolute)" in (out / "schedule.swf").read_text()
+
+
+def test_feedback_is_for_replays_only(capsys) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--feedback", "--jobs", "10"])
+    assert info.value.code == 2
+    assert "--feedback apply to trace replay (-c) only" in capsys.readouterr().err

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
-from sitesim.errors import InputError
 from sitesim.workload.files import atomic_text_write
 
 USER_HEADER = "#uid load av-util av-resp av-wait av-sld num_jobs complete model wp"
@@ -41,30 +39,6 @@ def system_line(s: Mapping[str, Any], policy: str, users: int, sid: int = 1) -> 
 
 def summary_document(kind: str, config: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
     return {"sitesim": __version__, "kind": kind, "config": dict(config), **results}
-
-
-def prepare_out_dir(out: Path, stack: ExitStack) -> None:
-    """Create the output directory; if the run then fails, remove it again.
-
-    Every file is written atomically, so a failed run leaves a directory it created
-    empty; removing it means a failed run leaves nothing at all. A directory that
-    existed before is kept.
-    """
-    if out.exists():
-        if not out.is_dir():
-            raise InputError(f"{out} exists and is not a directory", field="--out")
-        return
-    out.mkdir(parents=True)
-
-    def remove(exc_type: type[BaseException] | None, *_: object) -> bool:
-        if exc_type is not None:
-            try:
-                out.rmdir()
-            except OSError:
-                pass
-        return False
-
-    stack.push(remove)
 
 
 def write_json(path: Path, document: Mapping[str, Any]) -> None:

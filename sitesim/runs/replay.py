@@ -19,12 +19,12 @@ from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.output import (
     SYSTEM_HEADER,
-    prepare_out_dir,
     summary_document,
     system_line,
     write_json,
     write_text,
 )
+from sitesim.runs.outdir import OutputDir
 from sitesim.schedulers.partitioned import (
     PARTITIONED,
     PartitionedScheduler,
@@ -34,9 +34,11 @@ from sitesim.schedulers.partitioned import (
     label,
 )
 from sitesim.schedulers.timed import TimedScheduler
-from sitesim.workload.estimates import make_estimates
+from sitesim.users.feedback import FeedbackReplay
+from sitesim.users.recorded import SESSION_STARTS
+from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.files import atomic_text_write
-from sitesim.workload.replay import TraceReplay
+from sitesim.workload.replay import ReplayCounts, TraceReplay
 from sitesim.workload.schedule import ScheduleWriter
 from sitesim.workload.swf import SwfReader
 
@@ -62,12 +64,18 @@ class ReplayConfig:
     failures: str = "trace"
     #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
     partitions: tuple[PartitionSpec, ...] = ()
+    #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
+    #: what session starts are anchored to, one of ``SESSION_STARTS``.
+    feedback: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.failures not in FAILURE_MODES:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
+        if self.feedback is not None and self.feedback not in SESSION_STARTS:
+            known = ", ".join(SESSION_STARTS)
+            raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
 
 
 @define(slots=True)
@@ -84,6 +92,8 @@ class ReplayResult:
     partitions: dict[str, Any] = field(factory=dict)
     #: Trial runs and what became of them (timed-run schedulers, docs/trial-runs.md).
     trial_runs: dict[str, Any] = field(factory=dict)
+    #: How the trace was grouped into batches (replay with feedback only).
+    feedback: dict[str, Any] = field(factory=dict)
 
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
@@ -106,8 +116,40 @@ class ReplayResult:
                 "violations": self.violations,
                 **({"partitions": self.partitions} if self.partitions else {}),
                 **({"trial_runs": self.trial_runs} if self.trial_runs else {}),
+                **({"feedback": self.feedback} if self.feedback else {}),
             },
         )
+
+
+def _nothing_replayed(counts: ReplayCounts) -> str:
+    """Why a replay has no job: a run of no jobs has no meaningful metric."""
+    if counts.read == 0:
+        what = "no job lines" + (f" ({counts.malformed} malformed skipped)" if counts.malformed else "")
+    else:
+        what = (
+            f"none of its {counts.read} jobs can run: {counts.unknown} unknown size/runtime,"
+            f" {counts.too_large} larger than the machine, {counts.unroutable} fitting no partition"
+        )
+    return f"nothing to replay: {what}"
+
+
+def _job_source(
+    config: ReplayConfig,
+    site: Site,
+    reader: SwfReader,
+    estimates: EstimateModel,
+    rng: np.random.Generator | None,
+) -> TraceReplay:
+    """The open-model replay, or with ``config.feedback`` the closed-loop one."""
+    failures = config.failures == "trace"
+    if config.feedback is None:
+        return TraceReplay(
+            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures
+        )
+    return FeedbackReplay(
+        site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
+        session_starts=config.feedback,
+    )
 
 
 def run_replay(
@@ -136,25 +178,28 @@ def run_replay(
         site.observe(violations)
         if debug:
             site.observe(EventLog())
+        staged = None
         if out is not None:
-            prepare_out_dir(out, stack)
-            schedule = stack.enter_context(atomic_text_write(out / "schedule.swf"))
+            staged = stack.enter_context(OutputDir(out))
+            schedule = stack.enter_context(atomic_text_write(staged.path("schedule.swf")))
             policy = label(config.partitions) if config.partitions else config.scheduler
+            kind = "a conventional replay" if config.feedback is None else (
+                f"a replay with feedback (session starts {config.feedback})"
+            )
             header = [
                 *reader.header.lines,
-                f"; sitesim: schedule of a conventional replay, scheduler {policy},"
+                f"; sitesim: schedule of {kind}, scheduler {policy},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
             writer = ScheduleWriter(schedule, header)
             site.observe(writer)
-        replay = TraceReplay(
-            site, reader, estimates, load_factor=config.load_factor, rng=rng,
-            failures=config.failures == "trace",
-        )
+        replay = _job_source(config, site, reader, estimates, rng)
         replay.start()
         env.run()
         metrics.close()
-        if out is not None:
+        if replay.counts.submitted == 0:
+            raise InputError(_nothing_replayed(replay.counts), path=config.trace)
+        if staged is not None:
             writer.close()
         violations.close()
         counts = attrs.asdict(replay.counts)
@@ -167,14 +212,16 @@ def run_replay(
             metrics=metrics,
             violations=violations.summary(),
         )
+        if isinstance(replay, FeedbackReplay):
+            result.feedback = attrs.asdict(replay.feedback)
         if isinstance(scheduler, PartitionedScheduler):
             result.partitions = scheduler.partition_summary(metrics.window)
         if isinstance(scheduler, TimedScheduler):
             result.trial_runs = scheduler.trial_summary()
-        if out is not None:
-            write_json(out / "summary.json", result.document())
+        if staged is not None:
+            write_json(staged.path("summary.json"), result.document())
             write_text(
-                out / "stats.txt",
+                staged.path("stats.txt"),
                 [SYSTEM_HEADER, result.system_line()],
             )
     return result

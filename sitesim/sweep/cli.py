@@ -19,7 +19,7 @@ from typing import Any
 
 from sitesim.errors import InputError
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
 
 
 def _list(convert: Callable[[str], Any]) -> Callable[[str], list[Any]]:
@@ -141,16 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    try:
+
+    def body() -> int:
         if args.summarize is not None:
             return _summarize(args)
         return _sweep(args, parser)
-    except InputError as exc:
-        print(f"sitesim sweep: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except OSError as exc:  # a CSV path that is a directory, unwritable, ...
-        print(f"sitesim sweep: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("sitesim sweep: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+
+    return run_command("sitesim sweep", body, note="run the same command again to resume")

@@ -15,12 +15,27 @@ from pathlib import Path
 from typing import IO, cast
 
 
+#: The first two bytes of every gzip stream (RFC 1952).
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip(path: str | os.PathLike[str]) -> bool:
+    """Whether the file is gzip-compressed, by its magic bytes, whatever its name."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
 def open_text_read(path: str | os.PathLike[str]) -> IO[str]:
-    """Open a text file for reading; ``.gz`` files are decompressed on the fly."""
+    """Open a text file for reading, decompressing gzip on the fly.
+
+    Compression is recognised by the magic bytes, not the name (``.SWF.GZ``, or a
+    plain file called ``.gz``, both read right). A UTF-8 byte-order mark is skipped
+    (``utf-8-sig``), since editors on some systems add one.
+    """
     p = Path(path)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8", errors="replace")
-    return open(p, encoding="utf-8", errors="replace")
+    if is_gzip(p):
+        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8-sig", errors="replace")
+    return open(p, encoding="utf-8-sig", errors="replace")
 
 
 @contextmanager

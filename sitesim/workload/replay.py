@@ -13,7 +13,12 @@ Which trace jobs are replayed (docs/replay.md):
   it, docs/partitions.md) is counted as ``unroutable``, never run;
 - with ``failures`` (the default), a job with status 0 is replayed as failing at its
   recorded runtime (``failed``, docs/failures.md); without, it counts as completed;
-- submit times must not decrease (the SWF rule); a trace that breaks it is an input error.
+- submit times must not decrease (the SWF rule); a trace that breaks it is an input error;
+- job numbers (field 1) must be unique, since dependencies (field 17) name jobs by
+  number: a repeated one is an input error naming its line (with ``skip_malformed``, the
+  repeat is skipped and counted as malformed);
+- submit, run and requested times above :data:`~sitesim.limits.MAX_SECONDS` are input
+  errors (a typo, not a log).
 
 Load scaling by ``load_factor`` X multiplies every inter-arrival time by 1/X (X > 1
 raises the load): submit' = t0 + round((submit - t0) / X), t0 the first submit.
@@ -31,6 +36,7 @@ from attrs import define
 from sitesim.engine.events import SUBMISSION, At
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.limits import MAX_SECONDS, years
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 from sitesim.workload.swf import STATUS_FAILED, SwfReader, SwfRecord
@@ -84,6 +90,40 @@ def job_from_record(
     )
 
 
+class SeenIds:
+    """Job numbers seen so far, as a bitmap for the usual small non-negative numbers.
+
+    A set of every job number of a multi-million-job log would cost hundreds of MB; a
+    bit per number up to the largest costs an eighth of a byte per job of a log whose
+    numbers run 1, 2, 3, ... (all logs of the archive). Others go to a set.
+    """
+
+    __slots__ = ("_bits", "_other")
+
+    #: Numbers above this go to the set (the bitmap would be 128 MB at this bound).
+    BITMAP_LIMIT = 2**30
+
+    def __init__(self) -> None:
+        self._bits = bytearray()
+        self._other: set[int] = set()
+
+    def add(self, number: int) -> bool:
+        """Record ``number``; False if it was seen before."""
+        if 0 <= number < self.BITMAP_LIMIT:
+            byte, bit = number >> 3, 1 << (number & 7)
+            bits = self._bits
+            if byte >= len(bits):
+                bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+            if bits[byte] & bit:
+                return False
+            bits[byte] |= bit
+            return True
+        if number in self._other:
+            return False
+        self._other.add(number)
+        return True
+
+
 class TraceReplay:
     """Feeds a site from an SWF reader in the open model."""
 
@@ -111,20 +151,40 @@ class TraceReplay:
         self.counts = ReplayCounts()
         self.first_submit: int | None = None
         self.last_submit: int | None = None
-        self._jobs = self._accepted_jobs()
+        self._scale = 1.0 / load_factor
+        self._jobs = self.accepted()
 
     def start(self) -> None:
         """Schedule the first submission; the simulated clock is the trace's clock."""
         self._schedule_next()
 
-    def _accepted_jobs(self) -> Iterator[Job]:
+    def scaled(self, time: int) -> int:
+        """A recorded submit time after load scaling: t0 + round((time - t0) / X)."""
+        if self._scale == 1.0 or self.first_submit is None:
+            return time
+        t0 = self.first_submit
+        return t0 + round((time - t0) * self._scale)
+
+    def accepted(self) -> Iterator[Job]:
+        """The trace's jobs that will be submitted, in trace order, at their recorded
+        (unscaled) times; skipped records are counted in :attr:`counts`."""
         counts = self.counts
         nodes = self.site.machine.nodes
         scheduler = self.site.scheduler
-        scale = 1.0 / self.load_factor
         previous = None
         reader = self.reader
+        seen = SeenIds()
+        duplicates = 0
         for record in reader:
+            if not seen.add(record.job_number):
+                if reader.skip_malformed:
+                    duplicates += 1
+                    continue
+                raise InputError(
+                    f"job number {record.job_number} appears twice (job numbers must be unique:"
+                    " dependencies in field 17 name jobs by number)",
+                    path=reader.path, line=reader.line, field="field 1 (job_number)",
+                )
             counts.read += 1
             job = job_from_record(record, self.estimates, self.rng, failures=self.failures)
             if job is None:
@@ -146,6 +206,16 @@ class TraceReplay:
                     field="field 2 (submit_time)",
                 )
             previous = job.submit
+            for value, label in (
+                (job.submit, "field 2 (submit_time)"),
+                (job.runtime, "field 4 (run_time)"),
+                (record.requested_time, "field 9 (requested_time)"),
+            ):
+                if value > MAX_SECONDS:
+                    raise InputError(
+                        f"{value} s is beyond the limit of {MAX_SECONDS} s ({years(MAX_SECONDS)})",
+                        path=reader.path, line=reader.line, field=label,
+                    )
             if job.size > nodes:
                 counts.too_large += 1
                 continue
@@ -154,18 +224,15 @@ class TraceReplay:
                 continue
             if self.first_submit is None:
                 self.first_submit = job.submit
-            if scale != 1.0:
-                t0 = self.first_submit
-                job.submit = t0 + round((job.submit - t0) * scale)
             yield job
-        counts.malformed = reader.skipped
+        counts.malformed = reader.skipped + duplicates
 
     def _schedule_next(self) -> None:
         job = next(self._jobs, None)
         if job is None:
             return
         env = self.site.env
-        At(env, job.submit - int(env.now), SUBMISSION, self._submit, job)
+        At(env, self.scaled(job.submit) - int(env.now), SUBMISSION, self._submit, job)
 
     def _submit(self, event: At) -> None:
         job: Job = event.payload

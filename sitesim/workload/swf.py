@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import math
 import os
+import zlib
 from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import IO
 
-from attrs import define
+from attrs import define, field
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_NODES
 from sitesim.workload.files import atomic_text_write, open_text_read
 
 Number = int | float
@@ -152,19 +154,29 @@ class SwfRecord:
 
 @define(slots=True)
 class SwfHeader:
-    """The comment lines of an SWF file, kept verbatim, with ``Key: value`` lookup."""
+    """The comment lines of an SWF file, kept verbatim, with ``Key: value`` lookup.
+
+    ``path`` and ``numbers`` (the line number of each comment line) only serve error
+    messages: a bad ``MaxNodes`` names its file and line.
+    """
 
     lines: list[str]
+    path: str | None = None
+    numbers: list[int] = field(factory=list)
 
-    def get(self, key: str) -> str | None:
-        """Value of the first ``; Key: value`` line (case-insensitive key), if any."""
+    def _find(self, key: str) -> tuple[str, int | None] | None:
         wanted = key.lower()
-        for line in self.lines:
+        for i, line in enumerate(self.lines):
             body = line.lstrip(";").strip()
             name, sep, value = body.partition(":")
             if sep and name.strip().lower() == wanted:
-                return value.strip()
+                return value.strip(), (self.numbers[i] if i < len(self.numbers) else None)
         return None
+
+    def get(self, key: str) -> str | None:
+        """Value of the first ``; Key: value`` line (case-insensitive key), if any."""
+        found = self._find(key)
+        return found[0] if found is not None else None
 
     def get_int(self, key: str) -> int | None:
         """Leading integer of a header value (``MaxNodes: 338 (batch ...)`` gives 338)."""
@@ -177,9 +189,37 @@ class SwfHeader:
         except ValueError:
             return None
 
+    def size(self, key: str) -> int | None:
+        """A machine size from the header: None if absent or ``-1`` (SWF's "unknown").
+
+        Anything else that is not a positive whole number (``0``, ``lots``, ``16.5``,
+        ``1e3``) is an input error naming the file, line and key: silently falling
+        back to a default machine would change every result of the replay.
+        """
+        found = self._find(key)
+        if found is None or not found[0]:
+            return None
+        value, line = found
+        token = value.split()[0]
+        try:
+            number = int(token)
+        except ValueError:
+            number = 0
+        if number == -1:
+            return None
+        if not 1 <= number <= MAX_NODES:
+            raise InputError(
+                f"{token!r} is not a machine size (a whole number of nodes in 1..{MAX_NODES},"
+                " or -1 for unknown)",
+                path=self.path, line=line, field=key,
+            )
+        return number
+
     def machine_size(self) -> int | None:
-        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``."""
-        return self.get_int("MaxProcs") or self.get_int("MaxNodes")
+        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``; else None."""
+        procs = self.size("MaxProcs")
+        nodes = self.size("MaxNodes")
+        return procs if procs is not None else nodes
 
 
 #: Fields that hold whole numbers (ids, counts, codes); the others may be fractional.
@@ -253,6 +293,13 @@ def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfReco
     return SwfRecord(*checked)  # type: ignore[arg-type]
 
 
+def _read_error(exc: BaseException) -> str:
+    """One line for a failed read: gzip's errors say what broke, zlib's need context."""
+    if isinstance(exc, zlib.error):
+        return f"corrupt gzip data ({exc})"
+    return str(exc) or type(exc).__name__
+
+
 class SwfReader:
     """Stream the job records of an SWF (or ``.swf.gz``) file.
 
@@ -276,6 +323,7 @@ class SwfReader:
         self._lineno = 0
         self._pending: str | None = None
         lines: list[str] = []
+        numbers: list[int] = []
         try:
             for raw in self._file:
                 self._lineno += 1
@@ -284,17 +332,21 @@ class SwfReader:
                     continue
                 if stripped.startswith(";"):
                     lines.append(raw.rstrip("\r\n"))
+                    numbers.append(self._lineno)
                     continue
                 self._pending = raw
                 break
-        except (OSError, EOFError) as exc:  # not gzip, or cut short, within the header
+        except (OSError, EOFError, zlib.error) as exc:  # cut short or corrupt, within the header
             self._file.close()
-            raise InputError(f"cannot read trace: {exc}", path=self.path, line=self._lineno) from None
-        self.header = SwfHeader(lines)
+            raise InputError(
+                f"cannot read trace: {_read_error(exc)}", path=self.path, line=self._lineno + 1
+            ) from None
+        self.header = SwfHeader(lines, path=self.path, numbers=numbers)
 
     def __iter__(self) -> Iterator[SwfRecord]:
         path = self.path
         header_lines = self.header.lines
+        header_numbers = self.header.numbers
         lineno = self._lineno
         try:
             pending = self._pending
@@ -311,13 +363,14 @@ class SwfReader:
                     continue
                 if stripped[0] == ";":
                     header_lines.append(raw.rstrip("\r\n"))
+                    header_numbers.append(lineno)
                     continue
                 record = self._parse(raw, lineno)
                 if record is not None:
                     self.line = lineno
                     yield record
-        except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
-            raise InputError(f"cannot read trace: {exc}", path=path, line=lineno) from None
+        except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
+            raise InputError(f"cannot read trace: {_read_error(exc)}", path=path, line=lineno + 1) from None
         finally:
             self._lineno = lineno
 

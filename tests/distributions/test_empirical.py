@@ -108,6 +108,45 @@ def test_sampler_matches_block_draws_and_is_reproducible() -> None:
         make_sampler(d, rng, block=0)
 
 
+@pytest.mark.parametrize("table", ["combined", "CTC-SP2", "KTH-SP2", "SDSC-SP2"])
+def test_small_blocks_draw_the_same_stream_as_large_ones(table: str) -> None:
+    """Users' samplers refill 64 values at a time (memory); the values must be the ones
+    one 4,096-value block gives, so the block size never changes a run's bytes."""
+    from sitesim.distributions import load_empirical
+    from sitesim.distributions.model import FIELDS
+
+    tables = load_empirical(table)
+    dists = [tables.distribution(f) for f in FIELDS if getattr(tables, f) is not None]
+    dists.append(tables.size_for_machine(128, per_run=True))
+    for seed, dist in enumerate(dists):
+        small = make_sampler(dist, np.random.default_rng(seed), block=64)
+        large = make_sampler(dist, np.random.default_rng(seed), block=4096)
+        # Crossing a 4,096 boundary too: the second large block against small ones.
+        assert [small() for _ in range(4200)] == [large() for _ in range(4200)]
+
+
+@pytest.mark.parametrize("family", ["expon", "gamma", "lognorm", "weibull_min", "norm"])
+def test_small_blocks_keep_fitted_streams(family: str) -> None:
+    from sitesim.distributions import load_empirical
+
+    dist = load_empirical("combined").fitted("run_runtime", family)
+    small = make_sampler(dist, np.random.default_rng(3), block=7)
+    large = make_sampler(dist, np.random.default_rng(3), block=500)
+    assert [small() for _ in range(600)] == [large() for _ in range(600)]
+
+
+def test_sampler_memory_is_a_small_block() -> None:
+    """A sampler holds its current block only, as 8-byte values."""
+    import sys
+
+    from sitesim.distributions.empirical import SAMPLER_BLOCK
+
+    draw = make_sampler(EmpiricalDiscrete.from_samples(np.arange(1000)), np.random.default_rng(0))
+    draw()
+    buf = next(c.cell_contents for c in draw.__closure__ if c.cell_contents.__class__.__name__ == "array")
+    assert len(buf) == SAMPLER_BLOCK - 1 and sys.getsizeof(buf) < 16 * SAMPLER_BLOCK
+
+
 def test_sampling_uses_only_the_given_generator() -> None:
     d = EmpiricalDiscrete.from_samples([1, 2, 3, 4])
     np.random.seed(0)

@@ -1,0 +1,144 @@
+"""Session continuation: does a user go on after a batch, given what the batch got?
+
+Shmueli & Feitelson (MASCOTS 2007) found in traces that the probability of continuing
+a session after a job falls with the job's response time, and does not follow its
+slowdown. :func:`continuation_curve` measures the probability per response-time (or
+slowdown) bin; :func:`logistic_fit` fits ``logit P(continue) = b0 + b1 log10(response)
++ b2 log10(slowdown)`` by Newton's method, so the two effects are estimated together:
+if the session ends because of the response time, ``b1`` is clearly negative while
+``b2`` is near zero once response time is accounted for.
+
+The simulator uses the response-time curve (:class:`ContinuationCurve`), with a
+per-user offset on the log-odds (:func:`user_offset`) so that heavy and light users
+keep their own propensity to go on.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from attrs import define
+from numpy.typing import ArrayLike, NDArray
+
+#: Response-time bin edges (s): a minute, 5 and 10 minutes, half an hour, 1, 2, 4, 8,
+#: 12 and 24 hours.
+RESPONSE_EDGES: tuple[float, ...] = (60, 300, 600, 1800, 3600, 7200, 14400, 28800, 43200, 86400)
+#: Bounded-slowdown bin edges.
+SLOWDOWN_EDGES: tuple[float, ...] = (1.1, 1.5, 2, 3, 5, 10, 20, 50, 100)
+
+
+@define(slots=True, frozen=True)
+class ContinuationCurve:
+    """P(continue) per bin of a performance measure (bin i: edges[i-1] <= x < edges[i])."""
+
+    edges: tuple[float, ...]
+    probability: tuple[float, ...]
+    batches: tuple[int, ...]
+
+    def __call__(self, x: float) -> float:
+        return self.probability[bisect_right(self.edges, x)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "edges": list(self.edges),
+            "probability": [round(p, 6) for p in self.probability],
+            "batches": list(self.batches),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ContinuationCurve:
+        curve = cls(
+            tuple(float(e) for e in data["edges"]),
+            tuple(float(p) for p in data["probability"]),
+            tuple(int(n) for n in data["batches"]),
+        )
+        if len(curve.probability) != len(curve.edges) + 1 or not all(0 <= p <= 1 for p in curve.probability):
+            raise ValueError("a continuation curve needs len(edges)+1 probabilities in [0, 1]")
+        return curve
+
+
+def continuation_curve(
+    x: ArrayLike, continued: ArrayLike, edges: Sequence[float] = RESPONSE_EDGES
+) -> ContinuationCurve:
+    """Binned P(continue); (k+1)/(n+2) per bin, so an empty bin says 1/2, not 0/0."""
+    xs = np.asarray(x, dtype=float)
+    c = np.asarray(continued, dtype=bool)
+    bins = np.searchsorted(np.asarray(edges, dtype=float), xs, side="right")
+    n = np.bincount(bins, minlength=len(edges) + 1)
+    k = np.bincount(bins, weights=c, minlength=len(edges) + 1)
+    return ContinuationCurve(
+        tuple(float(e) for e in edges),
+        tuple(float(v) for v in (k + 1) / (n + 2)),
+        tuple(int(v) for v in n),
+    )
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def user_offset(curve: ContinuationCurve, responses: ArrayLike, continued: ArrayLike, steps: int = 30) -> float:
+    """Log-odds offset ``a`` with mean(sigmoid(logit P(r_i) + a)) = the user's own rate.
+
+    The curve already explains part of a user's rate through the response times that
+    user got; the offset is the rest (the user's own propensity), so it is not counted
+    twice. Bounded to +-4 (a user who always or never continued).
+    """
+    base = np.asarray([_logit(curve(r)) for r in np.asarray(responses, dtype=float)])
+    target = float(np.mean(np.asarray(continued, dtype=float)))
+    a = 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(base + a)))
+        grad = float(p.mean()) - target
+        slope = float((p * (1 - p)).mean())
+        if abs(grad) < 1e-9 or slope < 1e-12:
+            break
+        a = min(4.0, max(-4.0, a - grad / slope))
+    return a
+
+
+def adjusted(curve: ContinuationCurve, offset: float) -> ContinuationCurve:
+    """The curve with ``offset`` added to every bin's log-odds."""
+    probs = tuple(1 / (1 + math.exp(-(_logit(p) + offset))) for p in curve.probability)
+    return ContinuationCurve(curve.edges, probs, curve.batches)
+
+
+@define(slots=True, frozen=True)
+class LogisticFit:
+    """``logit P = b0 + b1 log10(response) + b2 log10(slowdown)`` with standard errors."""
+
+    coefficients: tuple[float, float, float]
+    standard_errors: tuple[float, float, float]
+    batches: int
+
+    def z(self, i: int) -> float:
+        return self.coefficients[i] / self.standard_errors[i] if self.standard_errors[i] > 0 else float("nan")
+
+
+def logistic_fit(response: ArrayLike, slowdown: ArrayLike, continued: ArrayLike, steps: int = 50) -> LogisticFit:
+    """Maximum-likelihood logistic regression on log10 response (>= 1 s) and slowdown."""
+    r = np.log10(np.maximum(np.asarray(response, dtype=float), 1.0))
+    s = np.log10(np.maximum(np.asarray(slowdown, dtype=float), 1.0))
+    y = np.asarray(continued, dtype=float)
+    x: NDArray[np.float64] = np.column_stack([np.ones_like(r), r, s])
+    beta = np.zeros(3)
+    hessian = np.eye(3)
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x @ beta)))
+        w = p * (1 - p)
+        hessian = x.T @ (x * w[:, None]) + 1e-9 * np.eye(3)
+        step = np.linalg.solve(hessian, x.T @ (y - p))
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    se = np.sqrt(np.diag(np.linalg.inv(hessian)))
+    return LogisticFit(
+        (float(beta[0]), float(beta[1]), float(beta[2])),
+        (float(se[0]), float(se[1]), float(se[2])),
+        int(y.size),
+    )

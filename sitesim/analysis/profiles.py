@@ -1,0 +1,122 @@
+"""The fitted population table (``population.json``): per-user profiles of a real log.
+
+One profile per real user of the log, holding that user's own observations (user-based
+resampling, after Zakay & Feitelson), so heavy and light users keep their behaviour:
+
+- ``arrival`` and ``span``: first submission and active span (first to last submission);
+- ``widths``, ``gaps``, ``thinks``: batch widths, gaps inside batches, think times
+  within sessions;
+- ``absences``: from the end of one session (its last completion) to the start of the
+  user's next one, in *operational* time of the weekly session-start cycle
+  (:class:`~sitesim.workload.calendar.Warp`), so a simulated absence laid down from
+  any hour lands on the log's hours and weekdays; ``gaps_operational``: the gaps inside
+  batches, measured the same way (long gaps otherwise carry batches into the night);
+- ``runs``: (size, runtime, repetitions) of each distinct job;
+- ``continue_offset``: the user's own log-odds offset on the site's continuation curve.
+
+Beside them: the clock, the 168 hourly weights of session starts, the continuation
+curve against response time, the log's duration and machine size, what the log measured
+(the validation's reference) and provenance. Same input, same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+import sitesim
+from sitesim.analysis.continuation import (
+    RESPONSE_EDGES,
+    SLOWDOWN_EDGES,
+    continuation_curve,
+    logistic_fit,
+    user_offset,
+)
+from sitesim.analysis.population import PopulationAnalysis
+from sitesim.analysis.tables import _num as _table_num
+from sitesim.workload.calendar import Warp
+
+FORMAT = "sitesim-population"
+FORMAT_VERSION = 1
+#: A user's own observations are used for a quantity when there are at least this many;
+#: otherwise the pooled observations of all users (see docs/validation.md).
+MIN_OBSERVATIONS = 5
+
+
+def _num(value: Any) -> float | int | None:
+    """A table number; non-finite values (an hour without submissions) become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return _table_num(value)
+
+
+def _nums(values: Any) -> list[float | int | None]:
+    return [_num(v) for v in values]
+
+
+def _user_batches(pa: PopulationAnalysis) -> list[tuple[int, int]]:
+    """(first, end) index into the per-batch arrays of each user, in user order."""
+    bounds, at = [], 0
+    for u in pa.users:
+        bounds.append((at, at + u.batches))
+        at += u.batches
+    return bounds
+
+
+def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: int, provenance: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-able fitted population of ``pa``."""
+    curve = continuation_curve(pa.batch_response, pa.batch_continued, RESPONSE_EDGES)
+    warp = Warp(pa.clock, pa.session_starts.weekly)
+    users = []
+    for u, (lo, hi) in zip(pa.users, _user_batches(pa), strict=True):
+        offset = 0.0
+        if u.batches >= MIN_OBSERVATIONS:
+            offset = user_offset(curve, pa.batch_response[lo:hi], pa.batch_continued[lo:hi])
+        users.append(
+            {
+                "user": u.user,
+                "arrival": _num(u.first),
+                "span": _num(u.span),
+                "jobs": u.jobs,
+                "widths": list(u.widths),
+                "gaps": _nums(u.gaps),
+                "gaps_operational": _nums(warp.forward(b) - warp.forward(a) for a, b in u.gap_pairs),
+                "thinks": _nums(u.thinks),
+                "absences": _nums(warp.forward(b) - warp.forward(a) for a, b in u.session_breaks),
+                "runs": [[s, _num(r), k] for s, r, k in u.runs],
+                "continue_offset": _num(round(offset, 4)),
+            }
+        )
+    fit = logistic_fit(pa.batch_response, pa.batch_slowdown, pa.batch_continued)
+    by_slowdown = continuation_curve(pa.batch_slowdown, pa.batch_continued, SLOWDOWN_EDGES)
+    measured = {k: _num(v) for k, v in pa.signatures().items()}
+    measured["duration_days"] = _num(pa.duration / 86400)
+    measured["arrival_rate_per_week"] = _num(pa.arrival_rate())
+    measured["median_span_days"] = _num(float(np.median(pa.spans)) / 86400)
+    measured["median_session_gap_hours"] = _num(float(np.median(pa.session_gaps)) / 3600 if pa.session_gaps.size else float("nan"))
+    measured["hourly_submissions"] = [int(v) for v in pa.submissions.hourly]
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": name,
+        "clock": pa.clock.to_dict(),
+        "duration": int(round(pa.duration)),
+        "machine_size": machine_size,
+        "min_observations": MIN_OBSERVATIONS,
+        "session_start_weights": [int(v) for v in pa.session_starts.weekly],
+        "continuation": curve.to_dict(),
+        "users": users,
+        "measured": measured,
+        "continuation_checks": {
+            "by_slowdown": by_slowdown.to_dict(),
+            "logistic": {
+                "model": "logit P(continue) = b0 + b1 log10(response s) + b2 log10(bounded slowdown)",
+                "coefficients": [_num(c) for c in fit.coefficients],
+                "standard_errors": [_num(s) for s in fit.standard_errors],
+                "batches": fit.batches,
+            },
+        },
+        "provenance": {**provenance, "tool": f"sitesim {sitesim.__version__}"},
+    }

@@ -1,0 +1,27 @@
+"""Limits on input values: beyond them a value is an input error, not a run.
+
+Each bound is far above anything a real site or log needs, and low enough that a
+typo (``--duration 1e20``, a runtime of 1e30 s) is refused at once instead of running
+forever, exhausting memory or producing a load of 1e28 (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+#: Simulated users in a site-level run: each costs about 16 KB (docs/reliability.md),
+#: so a million users need ~16 GB before the first job.
+MAX_USERS = 1_000_000
+#: Nodes of a machine or partition (the largest machines have ~10 million cores).
+MAX_NODES = 10_000_000
+#: Any simulated time, in seconds: a run's duration, and an SWF log's submit, wait,
+#: run, requested and think times. 2**32 s is about 136 years, beyond any log (absolute
+#: Unix times until 2106 fit too).
+MAX_SECONDS = 2**32
+#: Jobs a site-level run may be asked to submit (``--jobs``).
+MAX_JOBS = 10**9
+#: Replications of each base seed in a sweep.
+MAX_REPLICATIONS = 10_000
+
+
+def years(seconds: int) -> str:
+    """``136 years``: a limit in words for error messages."""
+    return f"{seconds / (365 * 86_400):.0f} years"

@@ -1,0 +1,131 @@
+"""``sitesim fit LOG -o DIR``: a site fitted to any SWF log, ready to simulate.
+
+Writes three files into DIR, each all-or-nothing (and DIR is removed again if it was
+created and the fit failed):
+
+- ``empirical.json``: the pooled empirical tables (the format of ``empirical/``);
+- ``population.json``: the living population (:mod:`sitesim.analysis.profiles`);
+- ``site.toml``: a site file naming both, with the log's machine size, duration and
+  number of users, so ``sitesim --site DIR/site.toml -s easy`` simulates that site.
+
+A log that cannot be fitted gets one line naming the file and the reason: no job
+records, no usable jobs, no user field, fewer than :data:`MIN_USERS` users.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from attrs import define
+
+from sitesim.analysis.cleaning import clean_records
+from sitesim.analysis.population import analyze_population
+from sitesim.analysis.profiles import build_population_table
+from sitesim.analysis.tables import build_table, write_table
+from sitesim.analysis.trace import analyze_jobs, sha256_uncompressed
+from sitesim.distributions.model import FIELDS, OPTIONAL
+from sitesim.errors import InputError
+from sitesim.exits import run_command
+from sitesim.runs.outdir import OutputDir
+from sitesim.runs.output import write_text
+from sitesim.workload.calendar import Clock
+from sitesim.workload.swf import SwfReader
+
+#: Fewer distinct users than this is not a population.
+MIN_USERS = 3
+
+
+@define(slots=True, frozen=True)
+class FitSummary:
+    """What a fit found: the defaults the site file sets, and where its clock came from."""
+
+    users: int
+    jobs: int
+    days: float
+    nodes: int
+    clock: Clock
+    #: Whether every empirical table could be built (else the site omits ``empirical``).
+    complete: bool
+
+
+def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malformed: bool = False) -> FitSummary:
+    """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}."""
+    path = Path(log)
+    where = str(path)
+    with SwfReader(path, skip_malformed=skip_malformed) as reader:
+        jobs, report = clean_records(reader)
+        header = reader.header
+    if report.total == 0:
+        raise InputError("no job records: nothing to fit", path=where)
+    if report.excluded["unknown_user"] == report.total - report.excluded["unknown_time"]:
+        raise InputError("no user field (field 12 is -1 for every job): users cannot be fitted", path=where)
+    if not jobs:
+        raise InputError("no usable jobs after cleaning (docs/models.md, Cleaning)", path=where)
+    users = len({j.user for j in jobs})
+    if users < MIN_USERS:
+        raise InputError(f"only {users} user(s): too few to fit a population (need {MIN_USERS})", path=where)
+    name = name or path.name.split(".swf")[0]
+    machine = header.machine_size() or max(j.size for j in jobs)
+    clock = Clock.from_header(header)
+    analysis = analyze_jobs(
+        jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(path), machine_size=machine
+    )
+    command = f"sitesim fit {path.name}"
+    table = build_table(analysis, [analysis], command)
+    population = analyze_population(jobs, clock)
+    provenance = {
+        "file": path.name,
+        "sha256_uncompressed": analysis.sha256,
+        "cleaning": report.to_dict(),
+        "machine_size_from": "header" if header.machine_size() else "largest job",
+        "clock_from": "header" if clock.declared else "convention (no UnixStartTime in the header)",
+        "generator": command,
+    }
+    pop_table = build_population_table(population, name=name, machine_size=machine, provenance=provenance)
+    complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
+    days = population.duration / 86400
+    lines = [
+        f'description = "Fitted by sitesim fit to {path.name}: {users} users over {days:.1f} days on {machine} nodes"',
+        'population = "population.json"',
+        *(['empirical = "empirical.json"'] if complete else []),
+        f"users = {users}",
+        f"nodes = {machine}",
+        f"duration_days = {max(days, 1 / 86400):.6f}",
+    ]
+    with OutputDir(out) as staged:
+        write_table(staged.path("empirical.json"), table)
+        write_table(staged.path("population.json"), pop_table)
+        write_text(staged.path("site.toml"), lines)
+    return FitSummary(users, len(jobs), days, machine, clock, complete)
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="sitesim fit",
+        description="Measure a living user population (sessions, continuation, daily and weekly "
+        "cycles, arrivals and departures, per-user behaviour) and the empirical tables from an "
+        "SWF log, and write a site file that simulates it (docs/validation.md).",
+        epilog="Then: sitesim --site DIR/site.toml -s easy --out OUT. Exit status: 0 success, 2 bad input.",
+    )
+    parser.add_argument("log", metavar="LOG", help="SWF log (.swf or .swf.gz)")
+    parser.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--name", help="name of the fitted site (default: the log's file name)")
+    parser.add_argument("--skip-malformed", action="store_true", help="skip and count malformed SWF lines")
+    args = parser.parse_args(argv)
+    return run_command("sitesim fit", lambda: _fit(args))
+
+
+def _fit(args: argparse.Namespace) -> int:
+    info = fit_log(args.log, args.out, name=args.name, skip_malformed=args.skip_malformed)
+    clock = info.clock
+    print(
+        f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"
+        f" {info.nodes} nodes; local time {clock.zone} ({'header' if clock.declared else 'convention'})"
+    )
+    if not info.complete:
+        print("# some empirical tables are empty in this log: the site uses the combined tables for estimates")
+    print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'} -s easy")
+    return 0
+
