@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
 import simpy
 from attrs import define, field
 
@@ -34,13 +33,14 @@ from sitesim.schedulers.partitioned import (
     label,
 )
 from sitesim.schedulers.timed import TimedScheduler
-from sitesim.users.feedback import FeedbackReplay
-from sitesim.users.recorded import SESSION_STARTS
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.replay import ReplayCounts, TraceReplay
 from sitesim.workload.schedule import ScheduleWriter
 from sitesim.workload.swf import SwfReader
+
+if TYPE_CHECKING:  # numpy and the feedback replay are imported only by runs that use them
+    import numpy as np
 
 DEFAULT_NODES = 128
 #: Replay's ``--failures`` choices: keep the trace's failures, or run every job to the end.
@@ -73,7 +73,11 @@ class ReplayConfig:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
-        if self.feedback is not None and self.feedback not in SESSION_STARTS:
+        if self.feedback is not None:
+            from sitesim.users.recorded import SESSION_STARTS
+
+            if self.feedback in SESSION_STARTS:
+                return
             known = ", ".join(SESSION_STARTS)
             raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
 
@@ -146,6 +150,8 @@ def _job_source(
         return TraceReplay(
             site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures
         )
+    from sitesim.users.feedback import FeedbackReplay
+
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
         session_starts=config.feedback,
@@ -160,7 +166,11 @@ def run_replay(
     Output files appear only if the whole run succeeds.
     """
     estimates = make_estimates(config.estimates)
-    rng = np.random.default_rng(config.seed) if estimates.random else None
+    rng = None
+    if estimates.random:
+        import numpy as np
+
+        rng = np.random.default_rng(config.seed)
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
         if config.partitions:
@@ -212,8 +222,9 @@ def run_replay(
             metrics=metrics,
             violations=violations.summary(),
         )
-        if isinstance(replay, FeedbackReplay):
-            result.feedback = attrs.asdict(replay.feedback)
+        feedback = getattr(replay, "feedback", None)  # a FeedbackReplay's batch counts
+        if feedback is not None:
+            result.feedback = attrs.asdict(feedback)
         if isinstance(scheduler, PartitionedScheduler):
             result.partitions = scheduler.partition_summary(metrics.window)
         if isinstance(scheduler, TimedScheduler):

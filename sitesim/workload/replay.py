@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import numpy as np
 from attrs import define
 
 from sitesim.engine.events import SUBMISSION, At
@@ -40,6 +40,9 @@ from sitesim.limits import MAX_SECONDS, years
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 from sitesim.workload.swf import STATUS_FAILED, SwfReader, SwfRecord
+
+if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
+    import numpy as np
 
 
 @define(slots=True)
