@@ -46,11 +46,11 @@ _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negativ
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sitesim.schedulers import available
+    from sitesim.runs.policy import policy_help
     from sitesim.workload.estimates import estimate_models
 
     # Summaries are plain text; argparse would read a '%' in them as a format directive.
-    schedulers = "; ".join(f"{n}: {c.summary}" for n, c in sorted(available().items()))
+    schedulers = policy_help()
     estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
     schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
     parser = argparse.ArgumentParser(
@@ -148,7 +148,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
     partitions: tuple[Any, ...] = ()
     if args.partitions is not None:  # site files (and their TOML parser) only when asked for
-        from sitesim.runs.sitefile import load_partitions
+        from sitesim.runs.policy import load_partitions
 
         partitions = load_partitions(args.partitions)
     config = ReplayConfig(
@@ -215,12 +215,12 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         )
     base = load_site_file(args.site) if args.site is not None else {}
     if args.partitions is not None:
-        from sitesim.runs.sitefile import load_partitions
-        from sitesim.schedulers.partitioned import PARTITIONED
+        from sitesim.runs.policy import load_partitions
+        from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
         base["partitions"] = load_partitions(args.partitions)
         base["scheduler"] = PARTITIONED
-        base["nodes"] = sum(p.nodes for p in base["partitions"])
+        base["nodes"] = total_nodes(base["partitions"])
     overrides = {
         "users": args.users,
         "submittal": args.submittal,

@@ -62,9 +62,6 @@ class ConservativeScheduler(Scheduler):
         self._dirty = False
         # Intervals (from, to) given back by early ends since the last compression.
         self._released: list[tuple[int, int]] = []
-        #: Compressions done, and how many reservations they moved (for diagnostics).
-        self.compressions = 0
-        self.moves = 0
 
     # -- queries -------------------------------------------------------------------
     def reservation(self, job: Job) -> int | None:
@@ -158,7 +155,6 @@ class ConservativeScheduler(Scheduler):
         so the moves, and hence the schedule, are exactly the paper's.
         """
         self._dirty = False
-        self.compressions += 1
         profile = self.profile
         times, free = profile.times, profile.free
         near = profile.earliest_near
@@ -174,7 +170,6 @@ class ConservativeScheduler(Scheduler):
         olds = [starts[job] for job in queue]
         # Per queue position: how many additions it had seen when last checked.
         checked = [0] * n
-        moves = 0
         moved = True
         while moved:
             moved = False
@@ -232,7 +227,5 @@ class ConservativeScheduler(Scheduler):
                     break
                 checked[k:hit] = [total] * (hit - k)
                 checked[hit] = total + 1
-                moves += 1
                 moved = True
                 k = hit + 1
-        self.moves += moves

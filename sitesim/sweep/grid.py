@@ -33,11 +33,6 @@ CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
     "scheduler", "estimates", "nodes", "duration", "seed",
 )
-#: Parameters used by each mode (the others stay None).
-MODE_PARAMETERS: dict[str, tuple[str, ...]] = {
-    "site": ("users", "submittal", "workpool", "scheduler", "estimates", "nodes", "duration", "seed"),
-    "replay": ("trace", "load_factor", "scheduler", "estimates", "nodes", "seed"),
-}
 #: Estimate model when the grid names none: the paper's setting for each mode.
 DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
 
@@ -154,8 +149,7 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
 
 
 def _validate(grid: Grid) -> None:
-    from sitesim.schedulers import available
-    from sitesim.schedulers.base import check_scheduler
+    from sitesim.runs.policy import check_spec, policy_names
     from sitesim.workload.estimates import make_estimates
 
     for mode in grid.mode:
@@ -167,12 +161,12 @@ def _validate(grid: Grid) -> None:
         for trace in grid.trace:
             if not Path(trace).exists():
                 raise InputError(f"trace not found: {trace}", field="trace")
-    known = available()
+    known = policy_names()
     for name in grid.scheduler:
         if name.partition(":")[0] not in known:
-            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(sorted(known))})",
+            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(known)})",
                              field="scheduler")
-        check_scheduler(name)  # a bad argument, e.g. timed:cons
+        check_spec(name)  # a bad argument, e.g. timed:cons
     for spec in grid.estimates:
         if spec is None:
             continue
