@@ -273,6 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["plot"]:
+        from sitesim.plot.cli import main as plot_main
+
+        return plot_main(argv[1:])
     if argv[:1] == ["fit"]:
         from sitesim.runs.fit import main as fit_main
 

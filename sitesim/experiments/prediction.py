@@ -76,7 +76,7 @@ def prediction_experiment(
     out: list[Prediction] = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
-            site: dict[str, dict[str, float]] = {}
+            site_runs: dict[str, dict[str, float]] = {}
             trace: dict[str, Path] = {}
             for scheduler in (high, low):
                 where = Path(tmp) / f"{scheduler}-{seed}"
@@ -84,7 +84,7 @@ def prediction_experiment(
                     base, users=users, scheduler=scheduler, duration=duration, seed=seed,
                     nodes=nodes, estimates=estimates,
                 )
-                site[scheduler] = _pick(run_site(config, out=where).summary)
+                site_runs[scheduler] = _pick(run_site(config, out=where).summary)
                 trace[scheduler] = where / "trace.swf"
             for source, evaluated in ((high, low), (low, high)):
                 replay = run_replay(
@@ -95,9 +95,9 @@ def prediction_experiment(
                         trace_scheduler=source,
                         evaluated=evaluated,
                         seed=seed,
-                        source=site[source],
+                        source=site_runs[source],
                         conventional=_pick(replay.summary),
-                        site_level=site[evaluated],
+                        site_level=site_runs[evaluated],
                     )
                 )
     return out

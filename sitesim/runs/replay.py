@@ -17,7 +17,8 @@ from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
-from sitesim.runs.policy import build_scheduler, check_policy
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy
+from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
@@ -159,14 +160,18 @@ def run_replay(
     *,
     debug: bool = False,
     observers: Iterable[object] = (),
+    scheduler: Scheduler | None = None,
+    estimates: EstimateModel | None = None,
 ) -> ReplayResult:
     """Replay ``config.trace``; with ``out``, write summary.json, stats.txt, schedule.swf.
 
     ``observers`` are attached to the site beside the run's own (any object with some
-    of ``on_submit``/``on_start``/``on_end``/``on_kill``). Output files appear only if
-    the whole run succeeds.
+    of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
+    ``estimates``: ready-made objects instead of the ones the config names (the Python
+    API's instances). Output files appear only if the whole run succeeds.
     """
-    estimates = make_estimates(config.estimates)
+    if estimates is None:
+        estimates = make_estimates(config.estimates)
     rng = None
     if estimates.random:
         import numpy as np
@@ -180,7 +185,9 @@ def run_replay(
             nodes = config.nodes or reader.header.machine_size() or DEFAULT_NODES
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
-        scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+        if scheduler is None:
+            scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+        check_machine(scheduler, nodes)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
         staged = None

@@ -38,12 +38,13 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_policy
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy
+from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
 from sitesim.users.population import FittedPopulation, populate
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
-from sitesim.workload.estimates import make_estimates
+from sitesim.workload.estimates import EstimateModel, make_estimates
 
 DAY = 86_400
 YEAR = 365 * DAY
@@ -87,6 +88,11 @@ class SiteConfig:
             )
         if self.users < 1:
             raise InputError(f"need at least one user, got {self.users}", field="--users")
+        if self.population is not None and (self.submittal, self.workpool) != ("batch", "plain"):
+            raise InputError(
+                "a fitted population brings its users' own submittal and workpool behaviour",
+                field="--submittal" if self.submittal != "batch" else "--workpool",
+            )
         if self.nodes < 1:
             raise InputError(f"machine size must be positive, got {self.nodes}", field="--nodes")
         if self.duration is None and self.max_jobs is None:
@@ -159,22 +165,29 @@ def run_site(
     *,
     debug: bool = False,
     observers: Iterable[object] = (),
+    scheduler: Scheduler | None = None,
+    estimates: EstimateModel | None = None,
 ) -> SiteResult:
     """Simulate ``config.users`` users on the site; with ``out``, write the result files.
 
     ``observers`` are attached to the site beside the run's own (any object with some
-    of ``on_submit``/``on_start``/``on_end``/``on_kill``).
+    of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
+    ``estimates``: ready-made objects to use instead of building the ones the config
+    names (the Python API's instances; the config still records their specs).
     """
     tables = load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
     submittal_cls = SUBMITTAL_MODELS.get(config.submittal)
     workpool_cls = WORKPOOL_MODELS.get(config.workpool)
-    estimates = make_estimates(config.estimates)
+    if estimates is None:
+        estimates = make_estimates(config.estimates)
     if estimates.needs_trace:
         raise InputError(
             f"estimate model {config.estimates!r} needs a trace; use it with -c", field="--estimates"
         )
     estimates.use_tables(tables)
-    scheduler = build_scheduler(config.scheduler, config.nodes, config.partitions)
+    if scheduler is None:
+        scheduler = build_scheduler(config.scheduler, config.nodes, config.partitions)
+    check_machine(scheduler, config.nodes)
     run = RunAssembly(scheduler, config.nodes, observers=observers, debug=debug, load_over_window=True)
     site = run.site
     # Users never ask for more nodes than the scheduler can give one job (the whole
