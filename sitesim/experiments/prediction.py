@@ -66,11 +66,13 @@ def prediction_experiment(
     nodes: int = 128,
     estimates: str = "exact",
     site: SiteConfig | None = None,
+    keep_traces: Path | None = None,
 ) -> list[Prediction]:
     """Both directions for every seed: [under(seed0), over(seed0), under(seed1), ...].
 
     ``site`` gives every other setting of the site-level runs (default: the defaults,
-    i.e. the paper site).
+    i.e. the paper site). With ``keep_traces``, the site-level runs are written to
+    ``keep_traces/SCHEDULER-SEED/`` and kept.
     """
     base = site if site is not None else SiteConfig()
     out: list[Prediction] = []
@@ -79,7 +81,7 @@ def prediction_experiment(
             site_runs: dict[str, dict[str, float]] = {}
             trace: dict[str, Path] = {}
             for scheduler in (high, low):
-                where = Path(tmp) / f"{scheduler}-{seed}"
+                where = Path(keep_traces or tmp) / f"{scheduler}-{seed}"
                 config = evolve(
                     base, users=users, scheduler=scheduler, duration=duration, seed=seed,
                     nodes=nodes, estimates=estimates,

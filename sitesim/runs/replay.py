@@ -15,6 +15,7 @@ from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
+from sitesim.moldable.replace import MoldableSpec, Replacement
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
 from sitesim.runs.policy import build_scheduler, check_machine, check_policy
@@ -52,6 +53,8 @@ class ReplayConfig:
     #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
     #: what session starts are anchored to, one of ``SESSION_STARTS``.
     feedback: str | None = None
+    #: Jobs replaced by moldable ones and how they are sized (docs/moldable.md).
+    moldable: MoldableSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.failures not in FAILURE_MODES:
@@ -65,6 +68,8 @@ class ReplayConfig:
                 return
             known = ", ".join(SESSION_STARTS)
             raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
+        if self.feedback is not None and self.moldable is not None:
+            raise InputError("moldable replacement replays the open model; drop --feedback", field="--moldable")
 
 
 @define(slots=True)
@@ -81,6 +86,8 @@ class ReplayResult:
     #: ``TraceReplay.report``): ``partitions`` (docs/partitions.md), ``trial_runs``
     #: (docs/trial-runs.md), ``feedback`` (docs/feedback-replay.md), ...
     report: dict[str, Any] = field(factory=dict)
+    #: The replaced jobs (docs/moldable.md); None without ``config.moldable``.
+    replacement: Replacement | None = field(default=None, repr=False)
 
     @property
     def partitions(self) -> dict[str, Any]:
@@ -139,12 +146,14 @@ def _job_source(
     reader: SwfReader,
     estimates: EstimateModel,
     rng: np.random.Generator | None,
+    shaper: Replacement | None = None,
 ) -> TraceReplay:
     """The open-model replay, or with ``config.feedback`` the closed-loop one."""
     failures = config.failures == "trace"
     if config.feedback is None:
         return TraceReplay(
-            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures
+            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
+            shaper=shaper,
         )
     from sitesim.users.feedback import FeedbackReplay
 
@@ -190,6 +199,7 @@ def run_replay(
         check_machine(scheduler, nodes)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
+        shaper = Replacement.for_site(config.moldable, run.site, config.seed) if config.moldable else None
         staged = None
         if out is not None:
             policy = label(config.partitions) if config.partitions else config.scheduler
@@ -202,7 +212,7 @@ def run_replay(
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
             staged = run.write_schedule(out, "schedule.swf", header, stack)
-        replay = _job_source(config, run.site, reader, estimates, rng)
+        replay = _job_source(config, run.site, reader, estimates, rng, shaper)
         replay.start()
         run.run()
         summary, report = run.close()
@@ -217,7 +227,8 @@ def run_replay(
             counts=attrs.asdict(replay.counts),
             metrics=run.metrics,
             violations=violations.summary(),
-            report={**replay.report(), **report},
+            report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
+            replacement=shaper,
         )
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())

@@ -33,6 +33,10 @@ CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
     "scheduler", "estimates", "nodes", "duration", "seed",
 )
+#: Config columns written only by sweeps that set them (adaptive users, docs/moldable.md),
+#: so every other sweep's CSV keeps its columns and keys. A row's key holds their cells
+#: only when non-empty.
+OPTIONAL_COLUMNS: tuple[str, ...] = ("adaptive", "moldable_policy")
 #: Estimate model when the grid names none: the paper's setting for each mode.
 DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
 
@@ -77,12 +81,19 @@ class Point:
     submittal: str | None = None
     workpool: str | None = None
     duration: int | None = None
+    #: Share of adaptive users and their request policy (site; None: not swept).
+    adaptive: float | None = None
+    moldable_policy: str | None = None
 
     def key(self) -> Key:
-        return tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
+        base = tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
+        extra = tuple(format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None)
+        return base + extra
 
     def cells(self) -> dict[str, str]:
-        return dict(zip(CONFIG_COLUMNS, self.key(), strict=True))
+        cells = {c: format_cell(getattr(self, c)) for c in CONFIG_COLUMNS}
+        cells.update({c: format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None})
+        return cells
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -136,6 +147,10 @@ class Grid:
     nodes: tuple[int | None, ...] = field(default=(None,), converter=lambda v: _nodes(v))
     #: Seconds, or text such as "3d" (see :func:`parse_duration`).
     duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
+    #: Site: shares of adaptive users (docs/moldable.md); empty: not swept.
+    adaptive: tuple[float, ...] = field(default=(), converter=_tuple)
+    #: Site, with ``adaptive``: how adaptive users size their jobs (gas, static).
+    moldable_policy: tuple[str, ...] = field(default=("gas",), converter=_tuple)
 
     def seeds(self) -> tuple[int, ...]:
         if self.replications < 1:
@@ -159,12 +174,15 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     estimates = tuple(e or DEFAULT_ESTIMATES[mode] for e in grid.estimates)
     if mode == "site":
         nodes = tuple(n or 128 for n in grid.nodes)
-        for users, sub, pool, sched, est, n, dur, seed in itertools.product(
+        adaptive: tuple[float | None, ...] = tuple(float(a) for a in grid.adaptive) or (None,)
+        policies: tuple[str | None, ...] = grid.moldable_policy if grid.adaptive else (None,)
+        for users, sub, pool, sched, est, n, dur, share, policy, seed in itertools.product(
             grid.users, grid.submittal, grid.workpool, grid.scheduler, estimates,
-            nodes, grid.duration, seeds,
+            nodes, grid.duration, adaptive, policies, seeds,
         ):
             yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
-                        users=users, submittal=sub, workpool=pool, duration=dur)
+                        users=users, submittal=sub, workpool=pool, duration=dur,
+                        adaptive=share, moldable_policy=policy)
     else:
         for trace, lf, sched, est, size, seed in itertools.product(
             grid.trace, grid.load_factor, grid.scheduler, estimates, grid.nodes, seeds,
@@ -203,6 +221,14 @@ def _validate(grid: Grid) -> None:
             raise InputError(f"{name} must be positive whole numbers, got {list(values)}", field=name)
     if any(n is not None and (not isinstance(n, int) or n < 1) for n in grid.nodes):
         raise InputError(f"nodes must be positive whole numbers, got {list(grid.nodes)}", field="nodes")
+    if any(not (isinstance(a, (int, float)) and 0 <= a <= 1) for a in grid.adaptive):
+        raise InputError(f"adaptive shares are fractions in [0, 1], got {list(grid.adaptive)}",
+                         field="adaptive")
+    if grid.adaptive:
+        from sitesim.moldable.gas import REQUEST_POLICIES
+
+        for policy in grid.moldable_policy:
+            REQUEST_POLICIES.get(policy)
     if any(not lf > 0 for lf in grid.load_factor):
         raise InputError(f"load factors must be positive, got {list(grid.load_factor)}",
                          field="load_factor")

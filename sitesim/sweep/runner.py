@@ -11,7 +11,7 @@ from attrs import define, evolve, field
 
 from sitesim.sweep.executors import make_executor
 from sitesim.sweep.grid import Grid, Key, Point
-from sitesim.sweep.run import COLUMNS, RunFunction, run_point
+from sitesim.sweep.run import RunFunction, columns_for, run_point
 from sitesim.sweep.store import CsvStore
 
 
@@ -57,7 +57,7 @@ def run_sweep(
         if replications is not None:
             raise ValueError("replications applies to a Grid, not to a list of points")
         points = list({p.key(): p for p in grid}.values())
-    store = CsvStore(csv_path, COLUMNS)
+    store = CsvStore(csv_path, columns_for(points))
     todo = [p for p in points if p.key() not in store]
     report = SweepReport(total=len(points), existing=len(points) - len(todo))
     bar = _progress(len(points), report.existing, enabled=progress)
