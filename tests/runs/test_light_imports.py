@@ -1,8 +1,9 @@
 """The replay path stays light: it imports only what a replay uses.
 
 No scipy or matplotlib to replay a trace; and with the trace's own estimates (the
-default), no numpy (only random estimate models draw numbers), and no simulated users,
-trace analysis or site-level runner. Start-up is most of the time of a small
+default), no simulated users, trace analysis or site-level runner. (numpy would not be
+needed either, but the parser's moldable request-policy help imports it: see
+docs/performance.md.) Start-up is most of the time of a small
 replay (docs/performance.md), so each of these would be paid by every short run and by
 every process of a sweep.
 
@@ -30,7 +31,7 @@ sys.exit(code if not heavy else 3)
 #: Never on the replay path.
 HEAVY = "scipy,matplotlib"
 #: Not needed by a replay with the trace's estimates either.
-UNUSED = "numpy,sitesim.users,sitesim.analysis,sitesim.distributions,sitesim.runs.site"
+UNUSED = "sitesim.users,sitesim.analysis,sitesim.distributions,sitesim.runs.site"
 
 
 def replay_imports(tmp_path: Path, scheduler: str, unwanted: str) -> subprocess.CompletedProcess[str]:
