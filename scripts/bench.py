@@ -19,15 +19,31 @@ Rows:
   an output directory (the trace, stats and summary are written). Jobs/s counts the
   jobs the users submitted; more users submit more jobs until the site saturates.
 
+- Start-up: ``sitesim -c SMALL.swf`` on a 100-job trace, as a whole process (``python
+  -m sitesim``), so interpreter start and imports are what it measures.
+
+Conservative backfilling (``cons``) is timed on the synthetic workload at the
+``--cons-scales`` sizes only (default 1x): it costs several times EASY.
+
+``--compare`` adds rows that set sitesim against the project's minimal reference EASY
+loop (``scripts/reference_easy.py``: heapq, no SimPy, no output, the same schedule),
+both as whole processes on the same synthetic traces, run alternately so both see the
+same machine, and prints their ratio. A ratio from one run is far more robust than
+times compared across runs on a shared machine.
+
 jobs/s counts the job records read from the trace (every one is parsed and, unless
-skipped, simulated and written). The best of ``--repeat`` runs is reported, because
-the minimum is the least disturbed by whatever else the machine is doing.
+skipped, simulated and written). Each row reports the median of ``--repeat`` runs,
+wall and CPU (user + system) seconds; the load averages before and after are printed,
+because on a shared machine wall time depends on them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +56,8 @@ from sitesim.runs.site import YEAR, SiteConfig, run_site
 from sitesim.workload.swf import STATUS_COMPLETED, SwfRecord, write_swf
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
+SCRIPTS = Path(__file__).resolve().parent
+REFERENCE = SCRIPTS / "reference_easy.py"
 NODES = 128
 MEDIAN_RUNTIME = 600.0
 SIGMA = 1.5
@@ -75,39 +93,78 @@ def synthetic_records(n: int, seed: int, nodes: int = NODES, load: float = LOAD)
     ]
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
 def time_replay(trace: Path, scheduler: str, repeat: int, workdir: Path) -> tuple[int, float, float]:
-    """(records read, best wall seconds, best CPU seconds) of a replay with outputs.
+    """(records read, median wall seconds, median CPU seconds) of a replay with outputs.
 
     CPU time is reported too because on a shared machine it is far less disturbed by
     other processes than wall time (the replay is single-threaded, so they agree on an
     idle machine).
     """
-    best = best_cpu = float("inf")
+    walls, cpus = [], []
     read = 0
     for k in range(repeat):
         out = workdir / f"out-{scheduler}-{k}"
         config = ReplayConfig(trace=str(trace), scheduler=scheduler, estimates="trace")
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu = time.perf_counter(), _cpu()
         result = run_replay(config, out=out)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-        best, best_cpu = min(best, elapsed), min(best_cpu, cpu)
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu() - cpu)
         read = result.counts["read"]
-    return read, best, best_cpu
+    return read, _median(walls), _median(cpus)
 
 
 def time_site(users: int, scheduler: str, repeat: int, workdir: Path) -> tuple[int, float, float]:
-    """(jobs submitted, best wall s, best CPU s) of a one-year site-level run with outputs."""
-    best = best_cpu = float("inf")
+    """(jobs submitted, median wall s, median CPU s) of a one-year site-level run with outputs."""
+    walls, cpus = [], []
     submitted = 0
     for k in range(repeat):
         out = workdir / f"site-{users}-{scheduler}-{k}"
         config = SiteConfig(users=users, scheduler=scheduler, duration=YEAR, seed=0)
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu = time.perf_counter(), _cpu()
         result = run_site(config, out=out)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-        best, best_cpu = min(best, elapsed), min(best_cpu, cpu)
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu() - cpu)
         submitted = result.summary["submitted"]
-    return submitted, best, best_cpu
+    return submitted, _median(walls), _median(cpus)
+
+
+def time_process(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one whole process, interpreter start included."""
+    started, cpu = time.perf_counter(), _cpu()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started, _cpu() - cpu
+
+
+def time_processes(commands: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """Median (wall, CPU) of each command, the commands run alternately ``repeat`` times."""
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
+    for _ in range(repeat):
+        for i, argv in enumerate(commands):
+            wall, cpu = time_process(argv)
+            walls[i].append(wall)
+            cpus[i].append(cpu)
+    return [(_median(w), _median(c)) for w, c in zip(walls, cpus)]
+
+
+def sitesim_command(trace: Path, scheduler: str, out: Path | None = None) -> list[str]:
+    argv = [sys.executable, "-m", "sitesim", "-c", str(trace), "-s", scheduler]
+    return argv + (["--out", str(out)] if out is not None else [])
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +178,17 @@ def main(argv: list[str] | None = None) -> int:
         "--scales", default="1,2,4", help="synthetic sizes as multiples of --jobs (default 1,2,4)"
     )
     parser.add_argument("--schedulers", default="fcfs,easy", help="default fcfs,easy")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per row, best kept (default 3)")
+    parser.add_argument(
+        "--cons-scales", default="1",
+        help="synthetic sizes (multiples of --jobs) also run under cons ('' for none; default 1)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per row, median kept (default 3)")
+    parser.add_argument(
+        "--compare", default="", metavar="SCALES",
+        help="also time the reference EASY loop against sitesim -s easy, whole processes,"
+        " on these synthetic sizes (e.g. 1,4)",
+    )
+    parser.add_argument("--no-startup", action="store_true", help="skip the start-up row")
     parser.add_argument("--seed", type=int, default=1, help="synthetic workload seed (default 1)")
     parser.add_argument(
         "--users", default="10,50,200",
@@ -129,9 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     schedulers = args.schedulers.split(",")
-    scales = [int(s) for s in args.scales.split(",")]
+    scales = [int(s) for s in args.scales.split(",") if s]
+    cons_scales = [int(s) for s in args.cons_scales.split(",") if s]
+    compare = [int(s) for s in args.compare.split(",") if s]
+    print(f"# load averages before: {load()}")
 
     rows: list[tuple[str, str, int, float, float]] = []
+    ratios: list[tuple[str, int, float, float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="sitesim-bench-") as tmp:
         workdir = Path(tmp)
         if args.traces is not None and (Path(args.traces) / SDSC).exists():
@@ -140,21 +211,39 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(("SDSC-SP2", scheduler, read, wall, cpu))
         else:
             print(f"# SDSC-SP2 rows skipped: {SDSC} not found (set SITESIM_TRACES)", file=sys.stderr)
-        for scale in scales:
+        traces: dict[int, Path] = {}
+        for scale in sorted({*scales, *cons_scales, *compare}):
             n = args.jobs * scale
-            trace = workdir / f"synthetic-{n}.swf"
+            traces[scale] = workdir / f"synthetic-{n}.swf"
             write_swf(
-                trace,
+                traces[scale],
                 synthetic_records(n, args.seed),
                 header=[f"; MaxNodes: {NODES}", f"; MaxProcs: {NODES}"],
             )
+        for scale in scales:
             for scheduler in schedulers:
-                read, wall, cpu = time_replay(trace, scheduler, args.repeat, workdir)
+                read, wall, cpu = time_replay(traces[scale], scheduler, args.repeat, workdir)
                 rows.append((f"synthetic {scale}x", scheduler, read, wall, cpu))
+        for scale in cons_scales:
+            read, wall, cpu = time_replay(traces[scale], "cons", args.repeat, workdir)
+            rows.append((f"synthetic {scale}x", "cons", read, wall, cpu))
         for users in (int(u) for u in args.users.split(",") if u):
             for scheduler in schedulers:
                 jobs, wall, cpu = time_site(users, scheduler, args.repeat, workdir)
                 rows.append((f"site-level {users} users, 1 year", scheduler, jobs, wall, cpu))
+        if not args.no_startup:
+            small = workdir / "small.swf"
+            write_swf(small, synthetic_records(100, args.seed), header=[f"; MaxProcs: {NODES}"])
+            ((wall, cpu),) = time_processes([sitesim_command(small, "fcfs")], args.repeat)
+            rows.append(("start-up: sitesim -c (100 jobs), whole process", "fcfs", 100, wall, cpu))
+        for scale in compare:
+            trace = traces[scale]
+            (ref_wall, ref_cpu), (wall, cpu) = time_processes(
+                [[sys.executable, str(REFERENCE), str(trace)],
+                 sitesim_command(trace, "easy", workdir / f"compare-{scale}")],
+                args.repeat,
+            )
+            ratios.append((f"synthetic {scale}x", args.jobs * scale, ref_wall, ref_cpu, wall, cpu))
 
     print("| workload | scheduler | jobs | wall s | jobs/s (wall) | CPU s | jobs/s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -163,6 +252,17 @@ def main(argv: list[str] | None = None) -> int:
             f"| {workload} | {scheduler} | {jobs} | {wall:.2f} | {jobs / wall:,.0f}"
             f" | {cpu:.2f} | {jobs / cpu:,.0f} |"
         )
+    if ratios:
+        print()
+        print("| workload (EASY, whole process) | jobs | reference wall s | reference CPU s"
+              " | sitesim wall s | sitesim CPU s | ratio (wall) | ratio (CPU) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for workload, jobs, ref_wall, ref_cpu, wall, cpu in ratios:
+            print(
+                f"| {workload} | {jobs} | {ref_wall:.2f} | {ref_cpu:.2f} | {wall:.2f} | {cpu:.2f}"
+                f" | {wall / ref_wall:.2f} | {cpu / ref_cpu:.2f} |"
+            )
+    print(f"# load averages after: {load()}; median of {args.repeat} runs per row")
     return 0
 
 

@@ -171,7 +171,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
-    from sitesim.runs.policy import load_partitions
     from sitesim.schedulers.partitioned import PARTITIONED
 
     for flag, value in (
@@ -185,7 +184,11 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for flag, value in (("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)):
             if value is not None:
                 parser.error(f"{flag} applies with --moldable only")
-    partitions = load_partitions(args.partitions) if args.partitions is not None else ()
+    partitions: tuple[Any, ...] = ()
+    if args.partitions is not None:  # site files (and their TOML parser) only when asked for
+        from sitesim.runs.policy import load_partitions
+
+        partitions = load_partitions(args.partitions)
     config = ReplayConfig(
         trace=args.conventional,
         scheduler=args.scheduler or (PARTITIONED if partitions else "fcfs"),

@@ -9,7 +9,9 @@ Tests build jobs in code with :func:`job`, run them with :func:`run_jobs` (a new
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+import numpy as np
 import simpy
 
 from sitesim.engine.events import SUBMISSION, At
@@ -18,6 +20,7 @@ from sitesim.engine.site import Site
 from sitesim.schedulers import make_scheduler
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.job import Job
+from sitesim.workload.swf import STATUS_COMPLETED, SwfRecord, write_swf
 
 Event = tuple[int, str, int]
 
@@ -111,6 +114,35 @@ def max_concurrent_nodes(jobs: Sequence[Job]) -> int:
         busy += delta
         peak = max(peak, busy)
     return peak
+
+
+def stress_trace(path: Path, n: int = 1500, seed: int = 14, nodes: int = 32) -> Path:
+    """Write ``n`` seeded jobs on ``nodes`` nodes (SWF), busy enough that queues form.
+
+    What scheduler optimisations get wrong is in it: equal submit times, zero runtimes,
+    requests below the runtime (kills), missing requests (-1), loose estimates.
+    """
+    rng = np.random.default_rng(seed)
+    gaps = np.where(rng.random(n) < 0.2, 0, rng.exponential(420, size=n).astype(int))
+    submit = np.cumsum(gaps)
+    runtime = np.where(rng.random(n) < 0.03, 0, rng.lognormal(np.log(300), 1.4, size=n).astype(int))
+    factor = rng.uniform(0.7, 4.0, size=n)  # some underestimates: killed at the request
+    requested = np.where(rng.random(n) < 0.05, -1, np.ceil(runtime * factor).astype(int))
+    sizes = np.minimum(nodes, 2 ** rng.integers(0, 6, size=n) + rng.integers(0, 2, size=n))
+    records = [
+        SwfRecord(
+            job_number=i + 1,
+            submit_time=int(submit[i]),
+            run_time=int(runtime[i]),
+            allocated_processors=int(sizes[i]),
+            requested_time=int(requested[i]),
+            status=STATUS_COMPLETED,
+            user_id=1 + i % 7,
+        )
+        for i in range(n)
+    ]
+    write_swf(path, records, [f"; MaxProcs: {nodes}"])
+    return path
 
 
 def one_line_error(argv: list[str], capsys: object, *, sweep: bool = False) -> str:

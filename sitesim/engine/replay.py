@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesim.engine.events import SUBMISSION, At
 from sitesim.engine.site import Site
@@ -22,6 +20,9 @@ from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 from sitesim.workload.replay import ReplayCounts, job_from_record
 from sitesim.workload.swf import SwfReader
+
+if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
+    import numpy as np
 
 
 class SeenIds:

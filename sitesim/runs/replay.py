@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
 from attrs import define, field
 
 from sitesim.engine.replay import TraceReplay
@@ -22,11 +21,12 @@ from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, wr
 from sitesim.runs.policy import build_scheduler, check_machine, check_policy
 from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
-from sitesim.users.feedback import FeedbackReplay
-from sitesim.users.recorded import SESSION_STARTS
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
+
+if TYPE_CHECKING:  # numpy and the feedback replay are imported only by runs that use them
+    import numpy as np
 
 DEFAULT_NODES = 128
 #: Replay's ``--failures`` choices: keep the trace's failures, or run every job to the end.
@@ -61,7 +61,11 @@ class ReplayConfig:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
-        if self.feedback is not None and self.feedback not in SESSION_STARTS:
+        if self.feedback is not None:
+            from sitesim.users.recorded import SESSION_STARTS
+
+            if self.feedback in SESSION_STARTS:
+                return
             known = ", ".join(SESSION_STARTS)
             raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
         if self.feedback is not None and self.moldable is not None:
@@ -151,6 +155,8 @@ def _job_source(
             site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
             shaper=shaper,
         )
+    from sitesim.users.feedback import FeedbackReplay
+
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
         session_starts=config.feedback,
@@ -177,7 +183,11 @@ def run_replay(
     """
     if estimates is None:
         estimates = make_estimates(config.estimates)
-    rng = np.random.default_rng(config.seed) if estimates.random else None
+    rng = None
+    if estimates.random:
+        import numpy as np
+
+        rng = np.random.default_rng(config.seed)
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
         if config.partitions:

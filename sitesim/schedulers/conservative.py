@@ -23,7 +23,10 @@ availability list of Cirne & Berman: free nodes per future time frame).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+from itertools import compress
+from operator import and_
 
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.profile import Frame, Profile
@@ -153,38 +156,76 @@ class ConservativeScheduler(Scheduler):
         """
         self._dirty = False
         profile = self.profile
+        times, free = profile.times, profile.free
         near = profile.earliest_near
+        shift = profile.shift
         starts = self._start
+        due = self._due
         queue = self.queue
         added_lo = [lo for lo, _hi in self._released]
         added_hi = [hi for _lo, hi in self._released]
         self._released = []
+        n = len(queue)
+        sizes = [job.size for job in queue]
+        olds = [starts[job] for job in queue]
         # Per queue position: how many additions it had seen when last checked.
-        checked = [0] * len(queue)
+        checked = [0] * n
         moved = True
         while moved:
             moved = False
-            for k, job in enumerate(queue):
-                seen = checked[k]
+            k = 0  # positions before k have been visited in this pass
+            while k < n:
                 total = len(added_lo)
-                if seen == total:
-                    continue
-                checked[k] = total
-                old = starts[job]
-                lo = min(added_lo[seen:])  # C-speed hull of the new additions
-                if old <= now or lo >= old:
-                    continue
-                hi = min(max(added_hi[seen:]), old)
-                lo = max(lo, now)
-                if lo >= hi:
-                    continue
-                length = planned_length(job)
-                new = near(now, job.size, length, old, lo, hi)
-                if new < old:
-                    profile.release(old, old + length, job.size)
-                    profile.reserve(new, new + length, job.size)
-                    self._set_start(job, new)
-                    added_lo.append(old)
-                    added_hi.append(old + length)
-                    checked[k] = total + 1
-                    moved = True
+                first = min(checked[k:])
+                if first == total:
+                    break
+                # Candidates for the rest of the pass, by a test every position must
+                # pass: room added since the stalest check, starting before the job's
+                # reservation, and a frame there with enough free nodes for it.
+                wide_lo = max(min(added_lo[first:]), now)
+                wide_hi = max(added_hi[first:])
+                i = bisect_right(times, wide_lo) - 1
+                room = max(free[i : bisect_left(times, wide_hi, i + 1)])
+                hit = -1
+                # Lazily, at C speed: olds[p] > wide_lo and sizes[p] <= room.
+                fits = map(and_, map(wide_lo.__lt__, olds[k:]), map(room.__ge__, sizes[k:]))
+                for p in compress(range(k, n), fits):
+                    seen = checked[p]
+                    if seen == total:
+                        continue
+                    checked[p] = total
+                    old = olds[p]
+                    size = sizes[p]
+                    if seen == first:  # the region the candidate test just read
+                        lo, hi = wide_lo, wide_hi
+                        narrower = hi > old
+                    else:  # C-speed hull of the additions this job has not seen
+                        lo, hi = max(min(added_lo[seen:]), now), max(added_hi[seen:])
+                        narrower = True
+                    if narrower:
+                        if hi > old:
+                            hi = old
+                        if lo >= hi:
+                            continue
+                        # No frame meeting [lo, hi) has room: no run can start there.
+                        i = bisect_right(times, lo) - 1
+                        if max(free[i : bisect_left(times, hi, i + 1)]) < size:
+                            continue
+                    job = queue[p]
+                    length = job.estimate if job.estimate > 0 else 1  # planned_length
+                    new = near(now, size, length, old, lo, hi)
+                    if new < old:
+                        shift(old, new, length, size)
+                        starts[job] = olds[p] = new
+                        heappush(due, (new, job.seq, job))
+                        added_lo.append(old)
+                        added_hi.append(old + length)
+                        hit = p
+                        break
+                if hit < 0:  # nothing moved in the rest of the pass
+                    checked[k:] = [total] * (n - k)
+                    break
+                checked[k:hit] = [total] * (hit - k)
+                checked[hit] = total + 1
+                moved = True
+                k = hit + 1

@@ -72,7 +72,7 @@ class Profile:
         times, free = self.times, self.free
         n = len(times)
         k = bisect_right(times, start) - 1
-        stop = bisect_left(times, end)
+        stop = bisect_left(times, end, k)
         if k < stop and free[k] >= size:
             # The run may begin before ``start``: walk back to its first frame.
             low = bisect_right(times, now) - 1
@@ -81,21 +81,24 @@ class Profile:
                 first -= 1
         else:
             first = -1
-        while k < stop:
-            if free[k] < size:
+        while True:
+            while k < stop and free[k] < size:  # frames without room: skip
                 k += 1
-                continue
-            run = first if first >= 0 else k
+            if k >= stop:
+                return latest
+            anchor = times[first if first >= 0 else k]
             first = -1
-            anchor = times[run] if times[run] > now else now
-            until = min(anchor + duration, latest)
+            if anchor < now:
+                anchor = now
+            until = anchor + duration
+            if until > latest:
+                until = latest
             e = k + 1
             while e < n and times[e] < until and free[e] >= size:
                 e += 1
             if e == n or times[e] >= until:
                 return anchor
             k = e + 1  # frame e is too full: the next run starts after it
-        return latest
 
     def earliest(
         self,
@@ -164,6 +167,22 @@ class Profile:
         """Give back ``size`` nodes over ``[start, end)`` (a job ended early, or moved)."""
         self._add(start, end, size)
 
+    def shift(self, old: int, new: int, length: int, size: int) -> None:
+        """Move a reservation of ``size`` nodes for ``length`` seconds from ``old`` to ``new``.
+
+        Compression's one update, so it is lean: only the parts of the two windows that
+        do not overlap change, and nothing is validated, because the caller found
+        ``new`` feasible with the reservation counted as its own (an unchecked
+        :meth:`release` then :meth:`reserve` gives the same profile).
+        """
+        end = new + length
+        if end > old:  # overlapping windows: [new, old) is taken, [end, old + length) freed
+            self._apply(new, old, -size)
+            self._apply(end, old + length, size)
+        else:
+            self._apply(new, end, -size)
+            self._apply(old, old + length, size)
+
     def advance(self, now: int) -> None:
         """Forget the past: the profile starts at ``now`` (times never go back)."""
         times = self.times
@@ -215,6 +234,30 @@ class Profile:
             del times[j]
             del free[j]
         if i > 0 and free[i] == free[i - 1]:
+            del times[i]
+            del free[i]
+
+    def _apply(self, start: int, end: int, delta: int) -> None:
+        """``_add`` without the overbooking check, for updates known to be valid."""
+        times, free = self.times, self.free
+        i = bisect_left(times, start)
+        n = len(times)
+        if i == n or times[i] != start:
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+            n += 1
+        j = bisect_left(times, end, i + 1)
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j == i + 1:
+            free[i] += delta
+        else:
+            free[i:j] = [f + delta for f in free[i:j]]
+        if free[j] == free[j - 1]:
+            del times[j]
+            del free[j]
+        if i and free[i] == free[i - 1]:
             del times[i]
             del free[i]
 

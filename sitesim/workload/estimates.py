@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 
 from sitesim.errors import InputError
 from sitesim.registry import Registry
+
+if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
+    import numpy as np
 
 
 class EstimateModel(ABC):

@@ -28,12 +28,16 @@ Rounding keeps times whole seconds and preserves their order.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from attrs import define
 
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 from sitesim.workload.swf import STATUS_FAILED, SwfRecord
+
+if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
+    import numpy as np
 
 
 @define(slots=True)

@@ -1,4 +1,11 @@
-"""The replay path stays light: no scipy or matplotlib is imported to replay a trace.
+"""The replay path stays light: it imports only what a replay uses.
+
+No scipy or matplotlib to replay a trace; and with the trace's own estimates (the
+default), no simulated users, trace analysis or site-level runner. (numpy would not be
+needed either, but the parser's moldable request-policy help imports it: see
+docs/performance.md.) Start-up is most of the time of a small
+replay (docs/performance.md), so each of these would be paid by every short run and by
+every process of a sweep.
 
 Checked in a fresh interpreter (this test process may have imported them already),
 through the whole command: parse the arguments, replay, print the summary.
@@ -10,36 +17,59 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = """
 import sys
 from sitesim.cli import main
-code = main(["-c", sys.argv[1], "-s", "easy"])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("scipy", "matplotlib"))
+code = main(["-c", sys.argv[1], "-s", sys.argv[2]])
+unwanted = set(sys.argv[3].split(","))
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in unwanted or m.rsplit(".", 1)[0] in unwanted)
 print("HEAVY", heavy, file=sys.stderr)
 sys.exit(code if not heavy else 3)
 """
+#: Never on the replay path.
+HEAVY = "scipy,matplotlib"
+#: Not needed by a replay with the trace's estimates either.
+UNUSED = "sitesim.users,sitesim.analysis,sitesim.distributions,sitesim.runs.site"
+
+
+def replay_imports(tmp_path: Path, scheduler: str, unwanted: str) -> subprocess.CompletedProcess[str]:
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(trace), scheduler, unwanted],
+        capture_output=True, text=True, timeout=120,
+    )
 
 
 def test_replay_imports_neither_scipy_nor_matplotlib(tmp_path: Path) -> None:
-    trace = tmp_path / "t.swf"
-    trace.write_text("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(trace)], capture_output=True, text=True, timeout=120
-    )
+    done = replay_imports(tmp_path, "easy", HEAVY)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stderr
+
+
+@pytest.mark.parametrize("scheduler", ["fcfs", "easy", "cons", "timed:easy"])
+def test_replay_with_trace_estimates_imports_only_what_it_uses(tmp_path: Path, scheduler: str) -> None:
+    done = replay_imports(tmp_path, scheduler, f"{HEAVY},{UNUSED}")
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
 
 
 def test_bench_script_smoke(tmp_path: Path) -> None:
-    """scripts/bench.py runs end to end on a tiny synthetic workload and prints its table."""
+    """scripts/bench.py runs end to end on tiny workloads and prints its tables."""
     script = Path(__file__).resolve().parents[2] / "scripts" / "bench.py"
     done = subprocess.run(
         [sys.executable, str(script), "--traces", str(tmp_path), "--jobs", "200",
-         "--scales", "1,2", "--repeat", "1"],
-        capture_output=True, text=True, timeout=120,
+         "--scales", "1,2", "--repeat", "1", "--users", "", "--compare", "1"],
+        capture_output=True, text=True, timeout=240,
     )
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| synthetic")]
-    assert len(rows) == 4
-    assert "| 400 |" in rows[-1]
-    assert rows[-1].count("|") == 8
+    # fcfs and easy at 1x and 2x, cons at 1x, then the comparison row
+    assert len(rows) == 6
+    assert "| 400 |" in rows[3]
+    assert rows[3].count("|") == 8
+    assert "| cons |" in rows[4]
+    assert rows[5].count("|") == 9
+    assert sum(line.startswith("| start-up") for line in done.stdout.splitlines()) == 1
