@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
+from sitesim.limits import MAX_SECONDS, years
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
@@ -43,6 +44,10 @@ _positive_float = _checked(
     float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
 )
 _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
+_days = _checked(
+    float, lambda v: 0 < v <= MAX_SECONDS / 86_400, "a number",
+    f"must be a positive number of days, at most {MAX_SECONDS // 86_400} ({years(MAX_SECONDS)})",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="site-level: a site definition (e.g. models/paper.toml); other options override it",
     )
     parser.add_argument(
-        "--duration", type=_positive_float, metavar="DAYS",
+        "--duration", type=_days, metavar="DAYS",
         help="site-level: simulated days (default 365; unlimited with --jobs alone)",
     )
     parser.add_argument(
@@ -210,14 +215,21 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             "--load-factor, --skip-malformed, --failures and --feedback apply to trace replay (-c) only"
         )
     base = load_site_file(args.site) if args.site is not None else {}
-    if args.partitions is not None:
+    from_flags: dict[str, Any] = {}
+    if args.partitions is not None:  # replaces the site file's partitions or scheduler
         from sitesim.runs.sitefile import load_partitions
         from sitesim.schedulers.partitioned import PARTITIONED
 
-        base["partitions"] = load_partitions(args.partitions)
-        base["scheduler"] = PARTITIONED
-        base["nodes"] = sum(p.nodes for p in base["partitions"])
-    overrides = {
+        from_flags["partitions"] = load_partitions(args.partitions)
+        from_flags["scheduler"] = PARTITIONED
+        from_flags["nodes"] = sum(p.nodes for p in from_flags["partitions"])
+    elif args.scheduler is not None and "nodes" not in base:
+        from sitesim.schedulers.partitioned import partitioned_nodes
+
+        declared = partitioned_nodes(args.scheduler)  # -s partitioned:FILE, as --partitions FILE
+        if declared is not None:
+            from_flags["nodes"] = declared
+    overrides: dict[str, Any] = {
         "users": args.users,
         "submittal": args.submittal,
         "workpool": args.workpool,
@@ -232,7 +244,10 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         overrides["duration"] = round(args.duration * DAY)
     elif args.jobs is not None and "duration" not in base:
         base["duration"] = None
-    config = site_config(base, overrides)
+    for key, value in from_flags.items():
+        if overrides.get(key) is None:
+            overrides[key] = value
+    config = site_config(base, overrides, origin=args.site)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started

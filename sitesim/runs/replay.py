@@ -15,6 +15,7 @@ from sitesim.engine.eventlog import EventLog
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.output import (
@@ -32,6 +33,7 @@ from sitesim.schedulers.partitioned import (
     build_scheduler,
     check_policy,
     label,
+    partitioned_nodes,
 )
 from sitesim.schedulers.timed import TimedScheduler
 from sitesim.users.feedback import FeedbackReplay
@@ -73,6 +75,8 @@ class ReplayConfig:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
+        if self.nodes is not None:
+            check_range("--nodes", self.nodes, 1, MAX_NODES, "nodes")
         if self.feedback is not None and self.feedback not in SESSION_STARTS:
             known = ", ".join(SESSION_STARTS)
             raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
@@ -166,7 +170,11 @@ def run_replay(
         if config.partitions:
             nodes = config.nodes or sum(p.nodes for p in config.partitions)
         else:
-            nodes = config.nodes or reader.header.machine_size() or DEFAULT_NODES
+            # A partitioned:FILE policy declares its machine like --partitions FILE does.
+            nodes = (
+                config.nodes or partitioned_nodes(config.scheduler)
+                or reader.header.machine_size() or DEFAULT_NODES
+            )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
         env = simpy.Environment()

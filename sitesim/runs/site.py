@@ -29,6 +29,7 @@ from sitesim.engine.eventlog import EventLog
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.limits import MAX_JOBS, MAX_NODES, MAX_SECONDS, MAX_USERS, check_range, years
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.output import (
     SYSTEM_HEADER,
@@ -47,6 +48,7 @@ from sitesim.schedulers.partitioned import (
     check_policy,
     label,
 )
+from sitesim.schedulers.base import check_scheduler
 from sitesim.schedulers.timed import TimedScheduler
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
 from sitesim.users.population import FittedPopulation, populate
@@ -84,22 +86,35 @@ class SiteConfig:
     population: str | None = None
 
     def __attrs_post_init__(self) -> None:
+        """Check every value before a run; errors name the field (``users``, ...), and
+        :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
+        key the value came from."""
         check_policy(self.scheduler, self.partitions)
         if self.partitions and self.nodes != sum(p.nodes for p in self.partitions):
             total = sum(p.nodes for p in self.partitions)
             raise InputError(
-                f"machine size {self.nodes} differs from the partitions' total {total}", field="--nodes"
+                f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
             )
-        if self.users < 1:
-            raise InputError(f"need at least one user, got {self.users}", field="--users")
-        if self.nodes < 1:
-            raise InputError(f"machine size must be positive, got {self.nodes}", field="--nodes")
+        check_range("users", self.users, 1, MAX_USERS, "users")
+        check_range("nodes", self.nodes, 1, MAX_NODES, "nodes")
         if self.duration is None and self.max_jobs is None:
-            raise InputError("a run needs a duration, a job limit, or both", field="--duration")
-        if self.duration is not None and self.duration < 1:
-            raise InputError(f"duration must be positive, got {self.duration}", field="--duration")
-        if self.max_jobs is not None and self.max_jobs < 1:
-            raise InputError(f"job limit must be positive, got {self.max_jobs}", field="--jobs")
+            raise InputError("a run needs a duration, a job limit, or both", field="duration")
+        if self.duration is not None:
+            check_range("duration", self.duration, 1, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})")
+        if self.max_jobs is not None:
+            check_range("max_jobs", self.max_jobs, 1, MAX_JOBS, "jobs")
+        if self.seed < 0:
+            raise InputError(f"seeds are non-negative, got {self.seed}", field="seed")
+        # Names, so that a typo fails before the run (and in a sweep, before any run).
+        if self.population is None:
+            SUBMITTAL_MODELS.get(self.submittal)
+            WORKPOOL_MODELS.get(self.workpool)
+        if make_estimates(self.estimates).needs_trace:
+            raise InputError(
+                f"estimate model {self.estimates!r} needs a trace; use it with -c", field="estimates"
+            )
+        if not self.partitions:
+            check_scheduler(self.scheduler)
 
 
 @define(slots=True)
@@ -157,11 +172,7 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
     tables = load_empirical(config.empirical)
     submittal_cls = SUBMITTAL_MODELS.get(config.submittal)
     workpool_cls = WORKPOOL_MODELS.get(config.workpool)
-    estimates = make_estimates(config.estimates)
-    if estimates.needs_trace:
-        raise InputError(
-            f"estimate model {config.estimates!r} needs a trace; use it with -c", field="--estimates"
-        )
+    estimates = make_estimates(config.estimates)  # one that needs a trace: refused by SiteConfig
     use_tables = getattr(estimates, "use_tables", None)
     if use_tables is not None:  # models drawn from the tables use the run's tables
         use_tables(tables)
