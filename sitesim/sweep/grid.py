@@ -24,6 +24,7 @@ from typing import Any
 from attrs import define, field
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, check_range, years
 
 MODES = ("site", "replay")
 DAY = 86_400
@@ -118,8 +119,9 @@ class Grid:
     duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
 
     def seeds(self) -> tuple[int, ...]:
-        if self.replications < 1:
-            raise InputError(f"replications must be at least 1, got {self.replications}",
+        r = self.replications
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise InputError(f"replications must be a whole number, at least 1, got {r!r}",
                              field="replications")
         out = (s + r for s in self.seed for r in range(self.replications))
         return tuple(dict.fromkeys(out))
@@ -153,11 +155,42 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
                         trace=trace, load_factor=float(lf))
 
 
+def _check_types(grid: Grid) -> None:
+    """Each value has its parameter's type: ``users = [true]`` is not one user, and
+    ``replications = [2]`` is not a number (TOML and flags give any type)."""
+    whole = ("users", "seed", "duration")
+    for name in whole:
+        values = getattr(grid, name)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise InputError(f"must be whole numbers, got {list(values)}", field=name)
+    if any(n is not None and (isinstance(n, bool) or not isinstance(n, int)) for n in grid.nodes):
+        raise InputError(f"must be whole numbers or 'trace', got {list(grid.nodes)}", field="nodes")
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in grid.load_factor):
+        raise InputError(f"must be numbers, got {list(grid.load_factor)}", field="load_factor")
+    for name in ("mode", "submittal", "workpool", "scheduler", "trace"):
+        values = getattr(grid, name)
+        if any(not isinstance(v, str) or not v for v in values):
+            raise InputError(f"must be non-empty names, got {list(values)}", field=name)
+    if any(e is not None and (not isinstance(e, str) or not e) for e in grid.estimates):
+        raise InputError(f"must be non-empty names, got {list(grid.estimates)}", field="estimates")
+    r = grid.replications
+    if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_REPLICATIONS:
+        raise InputError(f"must be a whole number in 1..{MAX_REPLICATIONS}, got {r!r}", field="replications")
+    for name in ("mode", "users", "submittal", "workpool", "scheduler", "estimates", "seed",
+                 "load_factor", "nodes", "duration"):
+        if not getattr(grid, name):
+            raise InputError("needs at least one value", field=name)
+
+
 def _validate(grid: Grid) -> None:
+    """Every value is checked before any run: a typo fails the sweep at once, not each
+    of its runs later (docs/sweeps.md)."""
     from sitesim.schedulers import available
     from sitesim.schedulers.base import check_scheduler
+    from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
     from sitesim.workload.estimates import make_estimates
 
+    _check_types(grid)
     for mode in grid.mode:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r} (known: site, replay)", field="mode")
@@ -165,8 +198,15 @@ def _validate(grid: Grid) -> None:
         if not grid.trace:
             raise InputError("replay runs need at least one trace", field="trace")
         for trace in grid.trace:
-            if not Path(trace).exists():
+            if not Path(trace).is_file():
                 raise InputError(f"trace not found: {trace}", field="trace")
+    if "site" in grid.mode:
+        for name, registry in (("submittal", SUBMITTAL_MODELS), ("workpool", WORKPOOL_MODELS)):
+            for value in getattr(grid, name):
+                try:
+                    registry.get(value)
+                except InputError as exc:
+                    raise InputError(exc.message, field=name) from None
     known = available()
     for name in grid.scheduler:
         if name.partition(":")[0] not in known:
@@ -180,16 +220,18 @@ def _validate(grid: Grid) -> None:
         if model.needs_trace and "site" in grid.mode:
             raise InputError(f"estimate model {spec!r} needs a trace: replay mode only",
                              field="estimates")
-    if any(not isinstance(s, int) or s < 0 for s in grid.seed):
+    if any(s < 0 for s in grid.seed):
         raise InputError(f"seeds are non-negative whole numbers, got {list(grid.seed)}",
                          field="seed")
-    for name, values in (("users", grid.users), ("duration", grid.duration)):
-        if any(not isinstance(v, int) or v < 1 for v in values):
-            raise InputError(f"{name} must be positive whole numbers, got {list(values)}", field=name)
-    if any(n is not None and (not isinstance(n, int) or n < 1) for n in grid.nodes):
-        raise InputError(f"nodes must be positive whole numbers, got {list(grid.nodes)}", field="nodes")
-    if any(not lf > 0 for lf in grid.load_factor):
-        raise InputError(f"load factors must be positive, got {list(grid.load_factor)}",
+    for name, values, high, unit in (
+        ("users", grid.users, MAX_USERS, "users"),
+        ("duration", grid.duration, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})"),
+        ("nodes", [n for n in grid.nodes if n is not None], MAX_NODES, "nodes"),
+    ):
+        for value in values:
+            check_range(name, value, 1, high, unit)
+    if any(not (lf > 0 and math.isfinite(lf)) for lf in grid.load_factor):
+        raise InputError(f"load factors must be positive and finite, got {list(grid.load_factor)}",
                          field="load_factor")
 
 
@@ -216,6 +258,8 @@ def _durations(value: Any) -> tuple[int, ...]:
 
 def parse_duration(value: Any) -> int:
     """Seconds from ``86400``, ``"3d"``, ``"12h"``, ``"90m"``, ``"1y"`` (365 days)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)", field="duration")
     if isinstance(value, int):
         return value
     text = str(value).strip().lower()
@@ -243,6 +287,8 @@ def load_grid_toml(path: str | Path) -> dict[str, Any]:
             document = tomllib.load(handle)
     except OSError as exc:
         raise InputError(f"cannot read grid file: {exc.strerror}", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"bad TOML: {exc}", path=str(path)) from None
     table = document.get("grid", document)
