@@ -24,11 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import numpy as np
 
 from sitesim.runs.replay import ReplayConfig, ReplayResult, run_replay
-from sitesim.users.recorded import plan_batches, recorded_dependencies
+from sitesim.analysis.sessions import SESSION_THRESHOLD, job_roles, user_sequences
+from sitesim.users.recorded import trace_job, plan_batches, recorded_dependencies
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.files import atomic_text_write
+from sitesim.workload.job import Job
 from sitesim.workload.replay import job_from_record
 from sitesim.workload.swf import read_swf, write_swf
 
@@ -46,8 +49,34 @@ COMMAND = 'python scripts/feedback_table.py --traces "$SITESIM_TRACES" --out doc
 DAY = 86400.0
 
 
-def annotated(path: Path, directory: Path) -> tuple[Path, dict[int, int], dict[str, Any]]:
-    """The log with derived dependencies in fields 17/18; recorded submit times; plan counts."""
+def session_evidence(jobs: list[Job]) -> str:
+    """A table row on how the log's users return (evidence for the session-start rule).
+
+    Session gaps: think times above the session threshold (hours). Returns: a user's
+    submission more than 20 min after their previous one, and whether some earlier job
+    of theirs was still unfinished then (a negative think time).
+    """
+    gaps: list[float] = []
+    returns = pending = 0
+    for seq in user_sequences([trace_job(j) for j in jobs if j.user >= 0]).values():
+        previous = None
+        for job, role in zip(seq, job_roles(seq), strict=True):
+            if role.new_session and role.think is not None:
+                gaps.append(role.think / 3600)
+            if previous is not None and job.submit - previous > SESSION_THRESHOLD:
+                returns += 1
+                pending += role.think is not None and role.think < 0
+            previous = job.submit
+    g = np.asarray(gaps)
+    return (
+        f"| {len(g)} | {np.median(g):.1f} | {np.mean(g > 4):.2f} | {np.mean(g < 1):.2f}"
+        f" | {returns} | {pending / returns:.2f} |"
+    )
+
+
+def annotated(path: Path, directory: Path) -> tuple[Path, dict[int, int], dict[str, Any], str]:
+    """The log with derived dependencies in fields 17/18; recorded submit times; plan
+    counts; the session-evidence row."""
     header, records = read_swf(path)
     nodes = header.machine_size()
     estimates = make_estimates("trace")
@@ -57,6 +86,7 @@ def annotated(path: Path, directory: Path) -> tuple[Path, dict[int, int], dict[s
         if job is not None and (nodes is None or job.size <= nodes):
             jobs.append(job)
     batches, counts = plan_batches(jobs)
+    plan = {**attrs.asdict(counts), "jobs": len(jobs)}
     deps = recorded_dependencies(batches)
     out = []
     for record in records:
@@ -66,7 +96,7 @@ def annotated(path: Path, directory: Path) -> tuple[Path, dict[int, int], dict[s
         out.append(record)
     target = directory / path.name.replace(".gz", "")
     write_swf(target, out, header.lines)
-    return target, {r.job_number: int(r.submit_time) for r in records}, attrs.asdict(counts)
+    return target, {j.id: j.submit for j in jobs}, plan, session_evidence(jobs)
 
 
 def run(trace: Path, scheduler: str, mode: str | None, recorded: dict[int, int], directory: Path,
@@ -107,6 +137,11 @@ def tables(traces: Path) -> list[str]:
         "| session starts | session starts overlapping, fcfs / easy |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
+    sessions = [
+        "| log | session starts | median gap (h) | gaps > 4 h | gaps < 1 h "
+        "| returns after > 20 min | with earlier work unfinished |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     scaled = [
         f"| log | replay | offered load | utilisation | mean wait (s) | mean response (s) "
         f"| submission violations |",
@@ -116,7 +151,8 @@ def tables(traces: Path) -> list[str]:
         for name, file in TRACES.items():
             directory = Path(tmp) / name
             directory.mkdir()
-            plain, recorded, plan = annotated(traces / file, directory)
+            plain, recorded, plan, evidence = annotated(traces / file, directory)
+            sessions.append(f"| {name} {evidence}")
             overlapping = []
             for scheduler in SCHEDULERS:
                 for mode in MODES:
@@ -125,9 +161,8 @@ def tables(traces: Path) -> list[str]:
                     main.append(row(name, scheduler, mode, result, shift))
                     if mode == "absolute":
                         overlapping.append(str(result.feedback["overlapping_session_starts"]))
-            jobs = len(recorded)
             plans.append(
-                f"| {name} | {jobs} | {plan['batches']} | {plan['dependent_batches']}"
+                f"| {name} | {plan['jobs']} | {plan['batches']} | {plan['dependent_batches']}"
                 f" ({plan['dependent_jobs']}) | {plan['root_batches'] - plan['session_start_batches']}"
                 f" | {plan['session_start_batches']} | {' / '.join(overlapping)} |"
             )
@@ -157,6 +192,12 @@ def tables(traces: Path) -> list[str]:
         "that waited for an earlier batch in the log were submitted before it had ended.",
         "",
         *main,
+        "",
+        "How the logs' users return: the gaps between sessions (think times above",
+        "1200 s), and every submission more than 20 min after the user's previous one,",
+        "with the share made while some earlier job of theirs was still unfinished:",
+        "",
+        *sessions,
         "",
         "How the logs group into batches (session rules, sitesim/analysis/sessions.py), and",
         "how many absolute session starts came while the user's previous batch was",

@@ -116,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=_seed, help="random seed, a non-negative integer (default 0)")
     parser.add_argument(
-        "--site", type=Path, metavar="TOML",
-        help="site-level: a site definition (e.g. models/paper.toml); other options override it",
+        "--site", metavar="NAME|TOML",
+        help="site-level: a shipped site by name (paper, the default; measured; closed;"
+        " partitions) or a site file; other options override it (docs/fidelity.md)",
     )
     parser.add_argument(
         "--duration", type=_days, metavar="DAYS",

@@ -13,6 +13,7 @@ from sitesim.distributions.empirical import (
 )
 from sitesim.distributions.model import (
     FIELDS,
+    SIZE_MAPPINGS,
     EmpiricalModel,
     empirical_directory,
     known_models,
@@ -21,6 +22,7 @@ from sitesim.distributions.model import (
 
 __all__ = [
     "FIELDS",
+    "SIZE_MAPPINGS",
     "Distribution",
     "EmpiricalContinuous",
     "EmpiricalDiscrete",

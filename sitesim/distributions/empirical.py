@@ -19,6 +19,7 @@ Scalar draws in a simulation loop are dominated by numpy's per-call overhead, so
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -136,6 +137,16 @@ class EmpiricalDiscrete:
         uniq, inv = np.unique(vals, return_inverse=True)
         return EmpiricalDiscrete(uniq, np.bincount(inv, weights=self.counts).astype(np.int64))
 
+    def rescaled(self, factor: float, upper: int) -> EmpiricalDiscrete:
+        """The distribution of ``X * factor`` rounded half up, kept within [1, ``upper``].
+
+        For sizes measured on a machine of M nodes and used on one of N: ``factor`` N/M
+        keeps the fraction of the machine each job occupies.
+        """
+        vals = np.clip(np.floor(self.values * factor + 0.5), 1, upper).astype(np.int64)
+        uniq, inv = np.unique(vals, return_inverse=True)
+        return EmpiricalDiscrete(uniq, np.bincount(inv, weights=self.counts).astype(np.int64))
+
     def truncated(self, upper: float) -> EmpiricalDiscrete:
         """The distribution of ``X`` given ``X <= upper`` (mass above is dropped)."""
         keep = self.values <= upper
@@ -235,6 +246,12 @@ class EmpiricalContinuous:
 
     def support(self) -> tuple[float, float]:
         return float(self.x[0]), float(self.x[-1])
+
+    def scaled(self, factor: float) -> EmpiricalContinuous:
+        """The distribution of ``X * factor`` (every knot value multiplied)."""
+        if not (math.isfinite(factor) and factor > 0):
+            raise InputError(f"scale factor must be a positive finite number, got {factor}")
+        return EmpiricalContinuous(self.q, self.x * factor, n=self.n)
 
     def to_dict(self) -> dict[str, Any]:
         return {

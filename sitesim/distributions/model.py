@@ -5,9 +5,11 @@ Directory resolution (first that applies): the ``directory`` argument, the
 ``empirical/`` (``Path(sitesim.__file__).parent.parent / "empirical"``).
 
 Job sizes are stored as measured on the source machine (128, 338 or 100 nodes);
-:meth:`EmpiricalModel.size_for_machine` maps them onto the simulated machine by
-clipping (default: larger jobs become full-machine jobs) or truncating (they are
-never drawn).
+:meth:`EmpiricalModel.size_for_machine` maps them onto the simulated machine by one of
+:data:`SIZE_MAPPINGS` (docs/models.md): clipping (larger jobs become full-machine
+jobs), scaling by the fraction of the machine, or truncating (they are never drawn).
+:meth:`EmpiricalModel.for_site` gives the tables as a site draws from them: sizes
+mapped, runtimes multiplied by the site's named ``runtime_scale`` calibration.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attrs import define, field
+from attrs import define, evolve, field
 
 import sitesim
 from sitesim.distributions.empirical import (
     Distribution,
     SAMPLER_BLOCK,
+    EmpiricalContinuous,
     EmpiricalDiscrete,
     distribution_from_dict,
     make_sampler,
@@ -50,6 +53,10 @@ FIELDS: tuple[str, ...] = (
 )
 #: Fields that may be null (a trace without failed jobs has no failed runtimes).
 OPTIONAL: frozenset[str] = frozenset({"failed_runtime"})
+#: Rules mapping measured sizes onto the simulated machine (see size_for_machine).
+SIZE_MAPPINGS: tuple[str, ...] = ("clip", "scale", "truncate")
+#: Fields holding runtimes, multiplied by a site's runtime scale.
+RUNTIME_FIELDS: tuple[str, ...] = ("runtime", "run_runtime", "failed_runtime")
 
 
 @define(slots=True)
@@ -81,6 +88,9 @@ class EmpiricalModel:
     source_machine_size: int | None
     summary: dict[str, Any] = field(factory=dict)
     provenance: dict[str, Any] = field(factory=dict)
+    #: The per-trace tables a pooled table was built from (filled by load_empirical),
+    #: for size mappings that depend on each job's own source machine.
+    sources: tuple[EmpiricalModel, ...] = ()
     #: Size distributions already mapped onto a machine, shared by every user of a run
     #: (a run may have 100,000 users; each mapping is computed once).
     _mapped: dict[tuple[int, str, bool], EmpiricalDiscrete] = field(
@@ -100,7 +110,11 @@ class EmpiricalModel:
         """Size distribution on a ``machine_size``-node machine.
 
         ``clip``: sizes above the machine become ``machine_size``; ``truncate``: they
-        are dropped and the rest renormalised. ``per_run`` maps ``run_size`` instead.
+        are dropped and the rest renormalised; ``scale``: every size is multiplied by
+        ``machine_size`` over the size of the machine it was measured on (rounded, at
+        least 1), so a job keeps the fraction of the machine it used -- a pooled table
+        scales each source's jobs by that source's machine. ``per_run`` maps
+        ``run_size`` instead.
         """
         if machine_size < 1:
             raise InputError(f"machine size must be >= 1, not {machine_size}")
@@ -113,10 +127,51 @@ class EmpiricalModel:
             mapped = dist.clipped(machine_size)
         elif rule == "truncate":
             mapped = dist.truncated(machine_size)
+        elif rule == "scale":
+            mapped = self._scaled_sizes(machine_size, per_run)
         else:
-            raise InputError(f"unknown size mapping rule {rule!r} (known: clip, truncate)")
+            raise InputError(f"unknown size mapping rule {rule!r} (known: {', '.join(SIZE_MAPPINGS)})")
         self._mapped[key] = mapped
         return mapped
+
+    def _scaled_sizes(self, machine_size: int, per_run: bool) -> EmpiricalDiscrete:
+        own = self.run_size if per_run else self.size
+        if not self.sources:
+            if len(self.provenance.get("sources", [])) > 1:
+                raise InputError(f"model {self.name!r} pools several machines; scaling its sizes needs its source tables")
+            if not self.source_machine_size:
+                raise InputError(f"model {self.name!r} does not record its machine size; cannot scale sizes")
+            return own.rescaled(machine_size / self.source_machine_size, machine_size)
+        parts = [src._scaled_sizes(machine_size, per_run) for src in self.sources]
+        if sum(p.n for p in parts) != own.n:
+            raise InputError(f"model {self.name!r} does not pool the observations of its source tables")
+        values = np.concatenate([p.values for p in parts])
+        counts = np.concatenate([p.counts for p in parts])
+        uniq, inv = np.unique(values, return_inverse=True)
+        return EmpiricalDiscrete(uniq, np.bincount(inv, weights=counts).astype(np.int64))
+
+    def for_site(self, machine_size: int, size_mapping: str = "clip", runtime_scale: float = 1.0) -> EmpiricalModel:
+        """The tables as a site draws from them: sizes mapped onto ``machine_size`` nodes,
+        runtimes (also of failed jobs) multiplied by ``runtime_scale``.
+
+        ``runtime_scale`` is a calibration, never a measurement: 1 leaves the measured
+        runtimes untouched (the very same distribution objects).
+        """
+        scaled: dict[str, Any] = {}
+        if runtime_scale != 1:
+            for name in RUNTIME_FIELDS:
+                dist = getattr(self, name)
+                if dist is not None and not isinstance(dist, EmpiricalContinuous):
+                    raise InputError(f"runtime scale needs empirical runtimes; {name!r} is {type(dist).__name__}")
+                scaled[name] = None if dist is None else dist.scaled(runtime_scale)
+        return evolve(
+            self,
+            size=self.size_for_machine(machine_size, size_mapping),
+            run_size=self.size_for_machine(machine_size, size_mapping, per_run=True),
+            source_machine_size=machine_size,
+            sources=(),
+            **scaled,
+        )
 
     def fitted(self, name: str, family: str) -> Distribution:
         """A scipy.stats ``family`` fitted to field ``name`` (imports scipy lazily)."""
@@ -210,4 +265,10 @@ def _load_table(path: Path) -> EmpiricalModel:
         raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
     except OSError as exc:
         raise InputError(f"cannot read model: {exc.strerror or exc}", path=str(path)) from None
-    return EmpiricalModel.from_dict(data, where=str(path))
+    model = EmpiricalModel.from_dict(data, where=str(path))
+    # A pooled table carries its per-trace tables along when they are present.
+    names = [str(src.get("name")) for src in model.provenance.get("sources", [])]
+    d = path.parent
+    if names and names != [model.name] and all((d / f"{n}.json").is_file() for n in names):
+        model.sources = tuple(load_empirical(n, d) for n in names)
+    return model

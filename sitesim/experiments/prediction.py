@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import define
+from attrs import define, evolve
 
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import YEAR, SiteConfig, run_site
@@ -45,8 +45,15 @@ class Prediction:
         return abs(self.conventional[metric] - site) / site
 
 
+#: Context kept from every run besides the metrics (site-level runs add Table 2's load
+#: and the mean work per submitted job).
+CONTEXT: tuple[str, ...] = ("completed", "utilization", "offered_load")
+SITE_CONTEXT: tuple[str, ...] = ("load", "submitted", "mean_work")
+
+
 def _pick(summary: dict[str, Any]) -> dict[str, float]:
-    return {m: float(summary[m]) for m in (*METRICS, "completed", "utilization", "offered_load")}
+    keys = (*METRICS, *CONTEXT, *(k for k in SITE_CONTEXT if k in summary))
+    return {m: float(summary[m]) for m in keys}
 
 
 def prediction_experiment(
@@ -58,8 +65,14 @@ def prediction_experiment(
     seeds: Sequence[int] = (0,),
     nodes: int = 128,
     estimates: str = "exact",
+    site: SiteConfig | None = None,
 ) -> list[Prediction]:
-    """Both directions for every seed: [under(seed0), over(seed0), under(seed1), ...]."""
+    """Both directions for every seed: [under(seed0), over(seed0), under(seed1), ...].
+
+    ``site`` gives every other setting of the site-level runs (default: the defaults,
+    i.e. the paper site).
+    """
+    base = site if site is not None else SiteConfig()
     out: list[Prediction] = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
@@ -67,8 +80,8 @@ def prediction_experiment(
             trace: dict[str, Path] = {}
             for scheduler in (high, low):
                 where = Path(tmp) / f"{scheduler}-{seed}"
-                config = SiteConfig(
-                    users=users, scheduler=scheduler, duration=duration, seed=seed,
+                config = evolve(
+                    base, users=users, scheduler=scheduler, duration=duration, seed=seed,
                     nodes=nodes, estimates=estimates,
                 )
                 site[scheduler] = _pick(run_site(config, out=where).summary)

@@ -52,11 +52,15 @@ class TraceSignatures:
 def trace_signatures(path: str | Path, *, nodes: int | None = None, duration: float | None = None) -> TraceSignatures:
     """Measure the trace at ``path`` (its header clock gives local time).
 
-    ``duration`` (default: the last submission) is the window utilisation is taken over.
+    ``duration`` (default: the last submission) is the window utilisation is taken over;
+    with it, only jobs submitted within the window count (a log's first months compare
+    with a simulation of those months).
     """
     with SwfReader(path) as reader:
         jobs, _ = clean_records(reader)
         header = reader.header
+    if duration is not None:
+        jobs = [j for j in jobs if j.submit < duration]
     clock = Clock.from_header(header)
     population: PopulationAnalysis = analyze_population(jobs, clock)
     values = population.signatures()
@@ -138,3 +142,27 @@ def format_value(value: float) -> str:
 
 def describe(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} {format_value(float(v))}" for k, v in values.items())
+
+
+def simulate_fitted(site: Path, out: Path, *, seed: int, scheduler: str = "easy", **overrides: Any) -> dict[str, Any]:
+    """Run the fitted site ``site/site.toml`` once; returns its system summary."""
+    from sitesim.runs.site import run_site
+    from sitesim.runs.sitefile import load_site_file, site_config
+
+    config = site_config(load_site_file(site / "site.toml"), {"scheduler": scheduler, "seed": seed, **overrides})
+    return run_site(config, out).summary
+
+
+def compare_run(log: TraceSignatures, trace: Path, *, nodes: int, duration: float) -> dict[str, float]:
+    """Signatures and KS distances of one simulated trace against the log."""
+    sim = trace_signatures(trace, nodes=nodes, duration=duration)
+    return {**sim.values, **ks_distances(log, sim), **{f"hour_{h}": float(v) for h, v in enumerate(sim.hourly)}}
+
+
+def session_hours(trace: Path) -> float:
+    """Mean session length in hours (first submission to last completion)."""
+    with SwfReader(trace) as reader:
+        jobs, _ = clean_records(reader)
+        clock = Clock.from_header(reader.header)
+    pa = analyze_population(jobs, clock)
+    return float(np.mean(pa.session_end - pa.session_start) / 3600)

@@ -18,6 +18,8 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from attrs import define
+
 from sitesim.analysis.cleaning import clean_records
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.profiles import build_population_table
@@ -35,7 +37,20 @@ from sitesim.workload.swf import SwfReader
 MIN_USERS = 3
 
 
-def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malformed: bool = False) -> dict[str, object]:
+@define(slots=True, frozen=True)
+class FitSummary:
+    """What a fit found: the defaults the site file sets, and where its clock came from."""
+
+    users: int
+    jobs: int
+    days: float
+    nodes: int
+    clock: Clock
+    #: Whether every empirical table could be built (else the site omits ``empirical``).
+    complete: bool
+
+
+def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malformed: bool = False) -> FitSummary:
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}."""
     path = Path(log)
     where = str(path)
@@ -83,7 +98,7 @@ def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malform
         write_table(staged.path("empirical.json"), table)
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
-    return {"users": users, "jobs": len(jobs), "days": days, "nodes": machine, "clock": clock, "complete": complete}
+    return FitSummary(users, len(jobs), days, machine, clock, complete)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -104,13 +119,12 @@ def main(argv: Sequence[str]) -> int:
 
 def _fit(args: argparse.Namespace) -> int:
     info = fit_log(args.log, args.out, name=args.name, skip_malformed=args.skip_malformed)
-    clock = info["clock"]
-    assert isinstance(clock, Clock)
+    clock = info.clock
     print(
-        f"# fitted {info['users']} users, {info['jobs']} jobs over {float(info['days']):.1f} days on"
-        f" {info['nodes']} nodes; local time {clock.zone} ({'header' if clock.declared else 'convention'})"
+        f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"
+        f" {info.nodes} nodes; local time {clock.zone} ({'header' if clock.declared else 'convention'})"
     )
-    if not info["complete"]:
+    if not info.complete:
         print("# some empirical tables are empty in this log: the site uses the combined tables for estimates")
     print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'} -s easy")
     return 0

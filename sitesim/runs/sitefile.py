@@ -1,5 +1,10 @@
 """Site definitions in TOML (``models/*.toml``): data, validated, apart from the engine.
 
+A site is named by a path to its file or, for the shipped ones (``paper``, the default
+of a bare ``sitesim``; ``measured``; ``closed``; ``partitions``), by its bare name:
+:func:`site_path` resolves both, and :func:`shipped_sites_directory` is the one place
+that knows where the shipped files live.
+
 A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations are
 given in days (``duration_days``). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
@@ -22,6 +27,8 @@ from typing import Any
 
 import attrs
 
+import sitesim
+from sitesim.distributions import SIZE_MAPPINGS
 from sitesim.errors import InputError
 from sitesim.runs.site import DAY, SiteConfig
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, check_partitions
@@ -37,6 +44,8 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "max_jobs": int,
     "seed": int,
     "empirical": str,
+    "size_mapping": str,
+    "runtime_scale": (int, float),
     "population": str,
 }
 #: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
@@ -47,6 +56,30 @@ _PARTITION_KEYS: dict[str, tuple[type, bool]] = {
     "max_size": (int, False),
     "max_estimate": (int, False),
 }
+
+
+def shipped_sites_directory() -> Path:
+    """Where the shipped site files are (the repository's top-level ``models/``)."""
+    return Path(sitesim.__file__).resolve().parent.parent / "models"
+
+
+def shipped_sites() -> list[str]:
+    """Names of the shipped sites."""
+    d = shipped_sites_directory()
+    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+
+
+def site_path(site: str | Path) -> Path:
+    """The file of ``site``: a bare name (no directory, no suffix) is a shipped site,
+    anything else a path."""
+    text = str(site)
+    if isinstance(site, Path) or Path(text).name != text or Path(text).suffix:
+        return Path(site)
+    path = shipped_sites_directory() / f"{text}.toml"
+    if not path.is_file():
+        known = ", ".join(shipped_sites()) or "none"
+        raise InputError(f"unknown site {text!r} (shipped: {known}; or give a path to a TOML file)")
+    return path
 
 
 def _read_toml(path: str | Path) -> dict[str, Any]:
@@ -97,8 +130,10 @@ def load_partitions(path: str | Path) -> tuple[PartitionSpec, ...]:
     return _partitions(data["partitions"], str(path))
 
 
-def load_site_file(path: str | Path) -> dict[str, Any]:
-    """SiteConfig keyword arguments from a TOML site file (``description`` is ignored)."""
+def load_site_file(site: str | Path) -> dict[str, Any]:
+    """SiteConfig keyword arguments from a site file or shipped site name (see
+    :func:`site_path`; ``description`` is ignored)."""
+    path = site_path(site)
     where = str(path)
     data = _read_toml(path)
     data.pop("description", None)
@@ -126,6 +161,14 @@ def load_site_file(path: str | Path) -> dict[str, Any]:
             if not (math.isfinite(value) and value > 0):
                 raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
             values["duration"] = round(value * DAY)
+        elif key == "size_mapping" and value not in SIZE_MAPPINGS:
+            known = ", ".join(SIZE_MAPPINGS)
+            raise InputError(f"unknown size mapping {value!r} (known: {known})", path=where, field=key)
+        elif key == "runtime_scale":
+            assert isinstance(value, (int, float))  # checked just above
+            if not (math.isfinite(value) and value > 0):
+                raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
+            values[key] = float(value)
         elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
         elif key == "population" or (key == "empirical" and str(value).endswith(".json")):

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from typing import Any
 
 import attrs
-import numpy as np
 
 from sitesim.engine.events import SUBMISSION, At
 from sitesim.engine.site import Site
@@ -52,12 +52,11 @@ class FeedbackReplay(TraceReplay):
         reader: SwfReader,
         estimates: EstimateModel,
         *,
-        load_factor: float = 1.0,
-        rng: np.random.Generator | None = None,
-        failures: bool = True,
         session_starts: str = "absolute",
+        **options: Any,
     ) -> None:
-        super().__init__(site, reader, estimates, load_factor=load_factor, rng=rng, failures=failures)
+        """``options`` are the conventional replay's (load_factor, rng, failures)."""
+        super().__init__(site, reader, estimates, **options)
         self.session_starts = session_starts
         self.feedback = FeedbackCounts(session_starts=session_starts)
         #: Jobs due for submission: (time, job number, tie-breaker, job, its batch).

@@ -83,7 +83,7 @@ class FeedbackCounts:
     #: Batches submitted at recorded times: users' first batches and, with
     #: ``session_starts="absolute"``, session starts.
     root_batches: int = 0
-    #: Root batches that are session starts (not their user's first batch).
+    #: Root batches that are not their user's first batch: session starts.
     session_start_batches: int = 0
     #: Batches that wait for an earlier batch, and the jobs in them.
     dependent_batches: int = 0
@@ -116,7 +116,7 @@ def plan_batches(
     counts = FeedbackCounts(session_starts=session_starts)
     if has_trace_dependencies(jobs):
         counts.source = FROM_TRACE
-        batches = _from_trace_fields(jobs, session_starts, counts)
+        batches = _from_trace_fields(jobs, counts)
     else:
         batches = _derived(jobs, session_starts, counts)
     counts.batches = len(batches)
@@ -130,9 +130,8 @@ def plan_batches(
     return batches, counts
 
 
-def _from_trace_fields(
-    jobs: Sequence[Job], session_starts: str, counts: FeedbackCounts
-) -> list[RecordedBatch]:
+def _from_trace_fields(jobs: Sequence[Job], counts: FeedbackCounts) -> list[RecordedBatch]:
+    """Batches from fields 17/18; the trace says what waited, so no session-start rule."""
     batches: list[RecordedBatch] = []
     batch_of: dict[int, RecordedBatch] = {}
     #: user -> (field 17 of its current batch, or 0 for a root batch; that batch)
@@ -175,7 +174,7 @@ def _derived(jobs: Sequence[Job], session_starts: str, counts: FeedbackCounts) -
             by_user[job.user].append(job)
     for user, seq in sorted(by_user.items()):
         seq.sort(key=lambda j: (j.submit, j.id))  # the analysis's order
-        roles = job_roles([_trace_job(j) for j in seq], SESSION_THRESHOLD)
+        roles = job_roles([trace_job(j) for j in seq], SESSION_THRESHOLD)
         batch: RecordedBatch | None = None
         latest_end = 0  # recorded latest completion of the user's earlier jobs
         anchor = 0
@@ -206,8 +205,8 @@ def _recorded_end(job: Job) -> int:
     return job.submit + max(int(wait), 0) + job.runtime
 
 
-def _trace_job(job: Job) -> TraceJob:
-    """The analysis's view of a replayed job (only submit, end, number, user matter)."""
+def trace_job(job: Job) -> TraceJob:
+    """The trace analysis's view of a replayed job (submit, completion, number, user)."""
     return TraceJob(
         job=job.id,
         submit=job.submit,

@@ -88,9 +88,47 @@ def test_size_mapping_to_the_simulated_machine() -> None:
     assert truncated.support()[1] <= 128 and truncated.n < m.size.n
     assert m.size_for_machine(128, per_run=True).n == m.run_size.n
     with pytest.raises(InputError, match="rule"):
-        m.size_for_machine(128, "scale")
+        m.size_for_machine(128, "stretch")
     with pytest.raises(InputError):
         m.size_for_machine(0)
+
+
+def test_scaled_sizes_keep_the_fraction_of_the_machine() -> None:
+    ctc = load_empirical("CTC-SP2")
+    scaled = ctc.size_for_machine(128, "scale")
+    # x 128/338, rounded half up: the largest CTC job (336) -> 127; 126-128 -> 48;
+    # 1-3 -> 1; the mean falls with the machine (10.99 x 128/338 = 4.16, plus rounding up to 1).
+    assert scaled.n == ctc.size.n and scaled.support() == (1, 127)
+    assert scaled.cdf(48) - scaled.cdf(47) == pytest.approx(ctc.size.cdf(128) - ctc.size.cdf(125))
+    assert scaled.cdf(1) == pytest.approx(ctc.size.cdf(3))
+    assert 4.16 < scaled.mean() < 4.6
+    sdsc = load_empirical("SDSC-SP2")
+    assert np.array_equal(sdsc.size_for_machine(128, "scale").counts, sdsc.size.counts)
+
+
+def test_a_pooled_table_scales_each_source_by_its_own_machine() -> None:
+    combined = load_empirical("combined")
+    assert [s.name for s in combined.sources] == ["SDSC-SP2", "CTC-SP2", "KTH-SP2"]
+    scaled = combined.size_for_machine(128, "scale", per_run=True)
+    parts = [s.size_for_machine(128, "scale", per_run=True) for s in combined.sources]
+    assert scaled.n == combined.run_size.n
+    assert scaled.mean() * scaled.n == pytest.approx(sum(p.mean() * p.n for p in parts))
+    bare = load_empirical("combined")
+    bare.sources = ()  # a pooled table without its sources cannot know each job's machine
+    with pytest.raises(InputError, match="source tables"):
+        bare.size_for_machine(128, "scale")
+
+
+def test_for_site_with_scale_one_keeps_the_measured_runtimes() -> None:
+    m = load_empirical()
+    site = m.for_site(128, "clip", 1.0)
+    assert site.runtime is m.runtime and site.run_runtime is m.run_runtime
+    assert np.array_equal(site.size.counts, m.size_for_machine(128).counts)
+    scaled = m.for_site(128, "clip", 0.5)
+    assert scaled.runtime.mean() == pytest.approx(m.runtime.mean() / 2)
+    assert scaled.failed_runtime.mean() == pytest.approx(m.failed_runtime.mean() / 2)
+    with pytest.raises(InputError):
+        m.for_site(128, "clip", 0.0)
 
 
 def test_scalar_samplers_are_fast_and_typed() -> None:

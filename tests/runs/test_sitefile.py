@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from sitesim.cli import main
 from sitesim.errors import InputError
-from sitesim.runs.site import DAY, YEAR
-from sitesim.runs.sitefile import load_site_file, site_config
+from sitesim.runs.site import DAY, YEAR, SiteConfig, run_site
+from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -100,3 +101,50 @@ def test_failed_site_run_leaves_no_output_directory(tmp_path: Path, capsys: pyte
     afile.write_text("x")
     assert main(["--duration", "1", "--out", str(afile)]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_shipped_sites_by_name() -> None:
+    assert site_path("paper") == REPO / "models" / "paper.toml"
+    assert site_path("models/measured.toml") == Path("models/measured.toml")
+    with pytest.raises(InputError, match="unknown site 'nope'.*measured, paper"):
+        site_path("nope")
+
+
+def test_a_bare_sitesim_is_the_paper_site() -> None:
+    # The defaults (what `sitesim`, the sweeps and the experiments run) are the paper
+    # site, calibration included; the measured site differs only by the calibration.
+    paper = site_config(load_site_file("paper"), {})
+    assert paper == SiteConfig()
+    assert paper.runtime_scale != 1 and paper.size_mapping == "scale"
+    measured = site_config(load_site_file("measured"), {})
+    assert measured == attrs.evolve(paper, runtime_scale=1.0)
+
+
+def test_runtime_scale_one_gives_the_measured_site_exactly(tmp_path: Path) -> None:
+    short = {"duration": 20 * DAY, "seed": 5}
+    run_site(site_config(load_site_file("measured"), short), out=tmp_path / "measured")
+    run_site(site_config(load_site_file("paper"), {**short, "runtime_scale": 1.0}), out=tmp_path / "one")
+    run_site(site_config(load_site_file("paper"), short), out=tmp_path / "paper")
+    measured = (tmp_path / "measured" / "trace.swf").read_bytes()
+    assert (tmp_path / "one" / "trace.swf").read_bytes() == measured
+    assert (tmp_path / "paper" / "trace.swf").read_bytes() != measured
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('size_mapping = "stretch"\n', "size_mapping: unknown size mapping 'stretch'"),
+    ("runtime_scale = 0\n", "runtime_scale: must be a positive finite number"),
+    ("runtime_scale = nan\n", "runtime_scale: must be a positive finite number"),
+])
+def test_bad_calibration_keys_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "site.toml"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_site_file(path)
+    assert str(path) in str(info.value) and expected in str(info.value)
+
+
+def test_site_by_name_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--site", "measured", "--duration", "10", "-u", "2"]) == 0
+    assert capsys.readouterr().out.startswith("#uid load av-util")
+    assert main(["--site", "nope"]) == 2
+    assert "unknown site 'nope'" in capsys.readouterr().err

@@ -104,5 +104,5 @@ def test_batch_model_draws_from_the_tables() -> None:
 def test_unknown_models_list_the_known_ones() -> None:
     with pytest.raises(InputError, match="known: batch, closed"):
         SUBMITTAL_MODELS.get("poisson")
-    with pytest.raises(InputError, match="known: failing, plain"):
+    with pytest.raises(InputError, match="known: distinct, failing, plain"):
         WORKPOOL_MODELS.get("fancy")

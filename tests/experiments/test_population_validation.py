@@ -1,0 +1,46 @@
+"""Fitted sites against their logs (docs/validation.md's must-show 1), in CI.
+
+For each shipped log: fit it, simulate the fitted site under EASY for the log's
+duration (seed 0), and check the must-show rules against the log. The full comparison
+(5 seeds, CIs, FCFS, replays) is scripts/validate_population.py, with the same rules;
+one seed keeps this test to about 30 CPU seconds for the three logs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sitesim.experiments.validation import CHECKS, compare_run, passes, simulate_fitted, trace_signatures
+from sitesim.runs.fit import fit_log
+
+LOGS = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz"]
+
+pytestmark = pytest.mark.traces
+
+
+def log_path(name: str) -> Path:
+    root = os.environ.get("SITESIM_TRACES")
+    if not root or not (Path(root) / name).is_file():
+        pytest.skip(f"needs {name} in $SITESIM_TRACES (real Parallel Workloads Archive logs)")
+    return Path(root) / name
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_fitted_site_matches_its_log(name: str, tmp_path: Path) -> None:
+    path = log_path(name)
+    info = fit_log(path, tmp_path / "site")
+    duration = info.days * 86400
+    log = trace_signatures(path)
+    simulate_fitted(tmp_path / "site", tmp_path / "run", seed=0, scheduler="easy")
+    sim = compare_run(log, tmp_path / "run" / "trace.swf", nodes=info.nodes, duration=duration)
+    failed = {
+        key: (round(log.values[key], 3), round(sim[key], 3))
+        for key in CHECKS
+        if not passes(key, log.values[key], sim[key])
+    }
+    assert not failed, f"{name}: (log, simulated) outside the must-show rules: {failed}"
+    # distributions the fit resamples per user stay close to the log's
+    assert sim["ks_size"] < 0.1 and sim["ks_runtime"] < 0.1 and sim["ks_think"] < 0.1

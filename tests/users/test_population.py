@@ -1,0 +1,134 @@
+"""Population users on a hand-made fitted table: fallback to pooled observations,
+arrivals and departures, the continuation feedback, and users' memory."""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import pytest
+import simpy
+
+from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.population import analyze_population
+
+from sitesim.engine.machine import Machine
+from sitesim.engine.site import Site
+from sitesim.schedulers import make_scheduler
+from sitesim.users.population import FittedPopulation, PopulationUser, populate
+from sitesim.workload.estimates import make_estimates
+
+DAY = 86_400
+
+
+def table(**changes: Any) -> dict[str, Any]:
+    """Two users: a busy one with its own observations, and one with a single job."""
+    busy = {
+        "user": 1, "arrival": 0, "span": 20 * DAY, "jobs": 40,
+        "widths": [1, 2, 1, 1, 3], "gaps_operational": [5, 10, 15, 20, 25],
+        "thinks": [0, 60, 120, 300, 600], "absences": [3600, 7200, 10800, 14400, 86400],
+        "runs": [[1, 100, 2], [2, 200, 1], [4, 50, 3], [8, 1000, 1], [16, 10, 1]],
+        "continue_offset": 0.0,
+    }
+    light = {
+        "user": 2, "arrival": 2 * DAY, "span": 0, "jobs": 1, "widths": [1], "gaps_operational": [],
+        "thinks": [], "absences": [], "runs": [[64, 5000, 1]], "continue_offset": 0.0,
+    }
+    data = {
+        "format": "sitesim-population", "name": "hand-made",
+        "clock": {"unix_start": 4 * DAY, "offset": 0, "zone": "UTC", "declared": False},
+        "duration": 30 * DAY, "machine_size": 16, "min_observations": 5,
+        "session_start_weights": [1] * 168,
+        "continuation": {"edges": [600], "probability": [0.9, 0.1], "batches": [10, 10]},
+        "users": [busy, light],
+    }
+    data.update(changes)
+    return data
+
+
+def test_profiles_fall_back_to_pooled_observations() -> None:
+    pop = FittedPopulation.from_dict(table(), largest=16)
+    busy, light = pop.profiles
+    assert busy.widths == (1, 2, 1, 1, 3)
+    assert busy.thinks == (0, 60, 120, 300, 600)
+    # one job, one batch: everything pooled (widths of both users, the busy one's gaps)
+    assert light.widths == (1, 2, 1, 1, 3, 1)
+    assert light.gaps == busy.gaps and light.absences == busy.absences
+    # sizes clipped to the largest job the scheduler admits, repetitions kept
+    assert (16, 1000, 1) in busy.runs or (8, 1000, 1) in busy.runs
+    assert max(s for s, _r, _k in light.runs) == 16
+    assert light.continuation.probability == pytest.approx((0.9, 0.1))
+
+
+def run(users: int, data: dict[str, Any], days: int = 30, policy: str = "easy") -> tuple[Site, list[PopulationUser]]:
+    env = simpy.Environment()
+    site = Site(env, Machine(16), make_scheduler(policy, 16))
+    pop = FittedPopulation.from_dict(data, largest=16)
+    submitted: list[Any] = []
+    site.observe(type("Obs", (), {"on_submit": lambda self, job: submitted.append(job)})())
+    started = populate(site, pop, users, seed=7, estimates=make_estimates("exact"))
+    env.run(until=days * DAY)
+    site.jobs = submitted  # type: ignore[attr-defined]
+    return site, started
+
+
+def test_users_arrive_and_depart() -> None:
+    site, users = run(2, table())
+    jobs = site.jobs  # type: ignore[attr-defined]
+    by_user: dict[int, list[int]] = {}
+    for job in jobs:
+        by_user.setdefault(job.user, []).append(job.submit)
+    follows = {u.uid: u.profile.arrival for u in users}
+    for uid, submits in by_user.items():
+        assert min(submits) >= follows[uid]
+    light = next(u.uid for u in users if u.profile.arrival == 2 * DAY)
+    # the light user holds one session at its arrival and then leaves (span 0)
+    assert min(by_user[light]) == 2 * DAY
+    assert max(by_user[light]) < 3 * DAY
+    busy = next(u.uid for u in users if u.profile.arrival == 0)
+    assert max(by_user[busy]) <= 20 * DAY + DAY  # a session in progress may finish
+
+
+def pop_clock() -> Any:
+    from sitesim.workload.calendar import Clock
+
+    return Clock()
+
+
+def test_long_waits_end_sessions() -> None:
+    # continuation 0.9 after short responses, 0.1 after long ones: with jobs that
+    # always take long, sessions hold fewer batches
+    short = table()
+    long_jobs = table()
+    long_jobs["users"] = long_jobs["users"][:1]
+    short["users"] = short["users"][:1]
+    long_jobs["users"][0]["runs"] = [[1, 5000, 1]] * 5
+    short["users"][0]["runs"] = [[1, 50, 1]] * 5
+    batches = []
+    for data in (short, long_jobs):
+        site, _ = run(1, data)
+        done = [j for j in site.jobs if j.end >= 0]  # type: ignore[attr-defined]
+        trace = [TraceJob(j.id, j.submit, j.wait, j.ran, j.size, j.estimate, 1, j.user, j.executable) for j in done]
+        pa = analyze_population(trace, pop_clock())
+        batches.append(pa.signatures()["batches_per_session"])
+    # P(continue) 0.9 gives sessions of 10 batches on average, 0.1 of 1.1
+    assert batches[0] > 5 > 1.5 > batches[1]
+
+
+def test_population_scales_by_resampling_profiles() -> None:
+    _site, users = run(5, table(), days=1)
+    assert len(users) == 5
+    profiles = [id(u.profile) for u in users]
+    assert len(set(profiles)) == 2  # 5 users share the 2 profiles
+
+
+def test_users_are_light() -> None:
+    pop = FittedPopulation.from_dict(table(), largest=16)
+    env = simpy.Environment()
+    site = Site(env, Machine(16), make_scheduler("fcfs", 16))
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    populate(site, pop, 2000, seed=1, estimates=make_estimates("exact"))
+    per_user = (tracemalloc.get_traced_memory()[0] - before) / 2000
+    tracemalloc.stop()
+    assert per_user < 8_000, f"{per_user:.0f} bytes per registered user"
