@@ -51,11 +51,11 @@ _days = _checked(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sitesim.schedulers import available
+    from sitesim.runs.policy import policy_help
     from sitesim.workload.estimates import estimate_models
 
     # Summaries are plain text; argparse would read a '%' in them as a format directive.
-    schedulers = "; ".join(f"{n}: {c.summary}" for n, c in sorted(available().items()))
+    schedulers = policy_help()
     estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
     schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
     parser = argparse.ArgumentParser(
@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
-    from sitesim.runs.sitefile import load_partitions
+    from sitesim.runs.policy import load_partitions
     from sitesim.schedulers.partitioned import PARTITIONED
 
     for flag, value in (
@@ -206,7 +206,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.site import DAY, run_site
-    from sitesim.runs.sitefile import load_site_file, site_config
+    from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
     if (
         args.load_factor != 1.0 or args.skip_malformed or args.failures is not None
@@ -218,14 +218,14 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     base = load_site_file(args.site) if args.site is not None else {}
     from_flags: dict[str, Any] = {}
     if args.partitions is not None:  # replaces the site file's partitions or scheduler
-        from sitesim.runs.sitefile import load_partitions
-        from sitesim.schedulers.partitioned import PARTITIONED
+        from sitesim.runs.policy import load_partitions
+        from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
         from_flags["partitions"] = load_partitions(args.partitions)
         from_flags["scheduler"] = PARTITIONED
-        from_flags["nodes"] = sum(p.nodes for p in from_flags["partitions"])
+        from_flags["nodes"] = total_nodes(from_flags["partitions"])
     elif args.scheduler is not None and "nodes" not in base:
-        from sitesim.schedulers.partitioned import partitioned_nodes
+        from sitesim.runs.policy import partitioned_nodes
 
         declared = partitioned_nodes(args.scheduler)  # -s partitioned:FILE, as --partitions FILE
         if declared is not None:
@@ -248,7 +248,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     for key, value in from_flags.items():
         if overrides.get(key) is None:
             overrides[key] = value
-    config = site_config(base, overrides, origin=args.site)
+    origin = site_path(args.site) if args.site is not None else None
+    config = site_config(base, overrides, origin=origin)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started

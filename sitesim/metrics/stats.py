@@ -13,6 +13,10 @@ Definitions (docs/metrics.md has the full text):
 - offered load = node-seconds requested (size x runtime of every submitted job) /
   (nodes x submission span); accepted load = node-seconds used during the submission
   span / (nodes x submission span) -- lower than offered when the site cannot keep up;
+- load (Table 2's column) = offered work over the window for users, and for the system
+  of a site-level run, so the users' loads add up to the system's (the paper's Table 2
+  does the same); the offered load for the system of a replay, whose window ends with
+  the trace's last completion (:attr:`RunMetrics.load_over_window`);
 - throughput = completed jobs per 24 h of window;
 - waits by class (all, short, failed short), and runs killed by a preempting scheduler
   with their lost work: sitesim/metrics/waits.py. A killed run's nodes stop counting as
@@ -113,13 +117,16 @@ class RunMetrics:
     end: int = -1
     #: Waits by job class and killed runs; ``WaitStats(short=...)`` sets the threshold.
     waits: WaitStats = field(factory=WaitStats)
+    #: The system's ``load``: offered work over the window (site-level runs, as each
+    #: user's), rather than the offered load over the submission span (replays).
+    load_over_window: bool = False
 
     @classmethod
-    def for_scheduler(cls, nodes: int, scheduler: object) -> RunMetrics:
-        """Metrics whose short-job threshold is the scheduler's trial length, if it has
-        one (timed-run scheduling), else the default 90 s (sitesim/metrics/waits.py)."""
-        trial = getattr(scheduler, "trial_length", None)
-        return cls(nodes, waits=WaitStats(short=trial if trial is not None else SHORT_THRESHOLD))
+    def with_threshold(cls, nodes: int, short: int | None, *, load_over_window: bool = False) -> RunMetrics:
+        """Metrics whose short jobs last at most ``short`` seconds (None: the default
+        90 s of sitesim/metrics/waits.py)."""
+        waits = WaitStats(short=short if short is not None else SHORT_THRESHOLD)
+        return cls(nodes, waits=waits, load_over_window=load_over_window)
 
     def _advance(self, now: int) -> None:
         self.busy_integral += self.busy * (now - self._busy_since)
@@ -174,7 +181,7 @@ class RunMetrics:
 
     def system_summary(self) -> dict[str, float | int]:
         window = self.window
-        out = self.system.summary(self.nodes, self.t0, window)
+        out = self.system.summary(self.nodes, self.t0, window)  # "load" over the window
         span = self.last_submit - self.t0
         capacity = self.nodes * window
         out["utilization"] = self.busy_integral / capacity if capacity else 0.0
@@ -182,7 +189,8 @@ class RunMetrics:
         out["accepted_load"] = (
             self.integral_at_last_submit / (self.nodes * span) if span > 0 else 0.0
         )
-        out["load"] = out["offered_load"]
+        if not self.load_over_window:
+            out["load"] = out["offered_load"]
         out["throughput_per_day"] = self.system.completed * DAY / window if window else 0.0
         out["makespan"] = window
         out["time_origin"] = self.t0

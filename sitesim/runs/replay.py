@@ -2,46 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import attrs
 import numpy as np
-import simpy
 from attrs import define, field
 
-from sitesim.engine.eventlog import EventLog
-from sitesim.engine.machine import Machine
+from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
-from sitesim.runs.output import (
-    SYSTEM_HEADER,
-    summary_document,
-    system_line,
-    write_json,
-    write_text,
-)
-from sitesim.runs.outdir import OutputDir
-from sitesim.schedulers.partitioned import (
-    PARTITIONED,
-    PartitionedScheduler,
-    PartitionSpec,
-    build_scheduler,
-    check_policy,
-    label,
-    partitioned_nodes,
-)
-from sitesim.schedulers.timed import TimedScheduler
+from sitesim.runs.assembly import RunAssembly
+from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
+from sitesim.runs.policy import build_scheduler, check_policy, partitioned_nodes
+from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
 from sitesim.users.feedback import FeedbackReplay
 from sitesim.users.recorded import SESSION_STARTS
 from sitesim.workload.estimates import EstimateModel, make_estimates
-from sitesim.workload.files import atomic_text_write
-from sitesim.workload.replay import ReplayCounts, TraceReplay
-from sitesim.workload.schedule import ScheduleWriter
+from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
 
 DEFAULT_NODES = 128
@@ -92,12 +75,25 @@ class ReplayResult:
     metrics: RunMetrics = field(repr=False)
     #: Dependency violations (sitesim.metrics.violations; docs/violations.md).
     violations: dict[str, Any] = field(factory=dict)
-    #: Per-partition summary (docs/partitions.md); empty without partitions.
-    partitions: dict[str, Any] = field(factory=dict)
-    #: Trial runs and what became of them (timed-run schedulers, docs/trial-runs.md).
-    trial_runs: dict[str, Any] = field(factory=dict)
-    #: How the trace was grouped into batches (replay with feedback only).
-    feedback: dict[str, Any] = field(factory=dict)
+    #: What the scheduler and the job source reported (``Scheduler.report``,
+    #: ``TraceReplay.report``): ``partitions`` (docs/partitions.md), ``trial_runs``
+    #: (docs/trial-runs.md), ``feedback`` (docs/feedback-replay.md), ...
+    report: dict[str, Any] = field(factory=dict)
+
+    @property
+    def partitions(self) -> dict[str, Any]:
+        """Per-partition summary (docs/partitions.md); empty without partitions."""
+        return self.report.get("partitions", {})
+
+    @property
+    def trial_runs(self) -> dict[str, Any]:
+        """Trial runs and what became of them (timed-run schedulers); else empty."""
+        return self.report.get("trial_runs", {})
+
+    @property
+    def feedback(self) -> dict[str, Any]:
+        """How the trace was grouped into batches (replay with feedback); else empty."""
+        return self.report.get("feedback", {})
 
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
@@ -118,9 +114,7 @@ class ReplayResult:
                 "users": {str(u): s for u, s in self.users.items()},
                 "trace_jobs": self.counts,
                 "violations": self.violations,
-                **({"partitions": self.partitions} if self.partitions else {}),
-                **({"trial_runs": self.trial_runs} if self.trial_runs else {}),
-                **({"feedback": self.feedback} if self.feedback else {}),
+                **self.report,
             },
         )
 
@@ -157,18 +151,24 @@ def _job_source(
 
 
 def run_replay(
-    config: ReplayConfig, out: Path | None = None, *, debug: bool = False
+    config: ReplayConfig,
+    out: Path | None = None,
+    *,
+    debug: bool = False,
+    observers: Iterable[object] = (),
 ) -> ReplayResult:
     """Replay ``config.trace``; with ``out``, write summary.json, stats.txt, schedule.swf.
 
-    Output files appear only if the whole run succeeds.
+    ``observers`` are attached to the site beside the run's own (any object with some
+    of ``on_submit``/``on_start``/``on_end``/``on_kill``). Output files appear only if
+    the whole run succeeds.
     """
     estimates = make_estimates(config.estimates)
     rng = np.random.default_rng(config.seed) if estimates.random else None
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
         if config.partitions:
-            nodes = config.nodes or sum(p.nodes for p in config.partitions)
+            nodes = config.nodes or total_nodes(config.partitions)
         else:
             # A partitioned:FILE policy declares its machine like --partitions FILE does.
             nodes = (
@@ -177,19 +177,11 @@ def run_replay(
             )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
-        env = simpy.Environment()
         scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
-        site = Site(env, Machine(nodes), scheduler)
-        metrics = RunMetrics.for_scheduler(nodes, scheduler)
-        site.observe(metrics)
         violations = ViolationCounter()
-        site.observe(violations)
-        if debug:
-            site.observe(EventLog())
+        run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
         staged = None
         if out is not None:
-            staged = stack.enter_context(OutputDir(out))
-            schedule = stack.enter_context(atomic_text_write(staged.path("schedule.swf")))
             policy = label(config.partitions) if config.partitions else config.scheduler
             kind = "a conventional replay" if config.feedback is None else (
                 f"a replay with feedback (session starts {config.feedback})"
@@ -199,37 +191,25 @@ def run_replay(
                 f"; sitesim: schedule of {kind}, scheduler {policy},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
-            writer = ScheduleWriter(schedule, header)
-            site.observe(writer)
-        replay = _job_source(config, site, reader, estimates, rng)
+            staged = run.write_schedule(out, "schedule.swf", header, stack)
+        replay = _job_source(config, run.site, reader, estimates, rng)
         replay.start()
-        env.run()
-        metrics.close()
+        run.run()
+        summary, report = run.close()
         if replay.counts.submitted == 0:
             raise InputError(_nothing_replayed(replay.counts), path=config.trace)
-        if staged is not None:
-            writer.close()
         violations.close()
-        counts = attrs.asdict(replay.counts)
         result = ReplayResult(
             config=config,
             nodes=nodes,
-            summary=metrics.system_summary(),
-            users=metrics.user_summaries(),
-            counts=counts,
-            metrics=metrics,
+            summary=summary,
+            users=run.metrics.user_summaries(),
+            counts=attrs.asdict(replay.counts),
+            metrics=run.metrics,
             violations=violations.summary(),
+            report={**replay.report(), **report},
         )
-        if isinstance(replay, FeedbackReplay):
-            result.feedback = attrs.asdict(replay.feedback)
-        if isinstance(scheduler, PartitionedScheduler):
-            result.partitions = scheduler.partition_summary(metrics.window)
-        if isinstance(scheduler, TimedScheduler):
-            result.trial_runs = scheduler.trial_summary()
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())
-            write_text(
-                staged.path("stats.txt"),
-                [SYSTEM_HEADER, result.system_line()],
-            )
+            write_text(staged.path("stats.txt"), [SYSTEM_HEADER, result.system_line()])
     return result

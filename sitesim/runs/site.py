@@ -16,22 +16,20 @@ Run control (docs/site-level.md):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import attrs
-import simpy
 from attrs import define, field
 
 from sitesim import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
-from sitesim.engine.eventlog import EventLog
-from sitesim.engine.machine import Machine
-from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.limits import MAX_JOBS, MAX_NODES, MAX_SECONDS, MAX_USERS, check_range, years
 from sitesim.metrics.stats import RunMetrics
+from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
     SYSTEM_HEADER,
     USER_HEADER,
@@ -41,22 +39,12 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.outdir import OutputDir
-from sitesim.schedulers.partitioned import (
-    PartitionedScheduler,
-    PartitionSpec,
-    build_scheduler,
-    check_policy,
-    label,
-)
-from sitesim.schedulers.base import check_scheduler
-from sitesim.schedulers.timed import TimedScheduler
+from sitesim.runs.policy import build_scheduler, check_policy, check_spec
+from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
 from sitesim.users.population import FittedPopulation, populate
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
 from sitesim.workload.estimates import make_estimates
-from sitesim.workload.files import atomic_text_write
-from sitesim.workload.schedule import ScheduleWriter
 
 DAY = 86_400
 YEAR = 365 * DAY
@@ -97,8 +85,7 @@ class SiteConfig:
         :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
         key the value came from."""
         check_policy(self.scheduler, self.partitions)
-        if self.partitions and self.nodes != sum(p.nodes for p in self.partitions):
-            total = sum(p.nodes for p in self.partitions)
+        if self.partitions and self.nodes != (total := total_nodes(self.partitions)):
             raise InputError(
                 f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
             )
@@ -121,7 +108,7 @@ class SiteConfig:
                 f"estimate model {self.estimates!r} needs a trace; use it with -c", field="estimates"
             )
         if not self.partitions:
-            check_scheduler(self.scheduler)
+            check_spec(self.scheduler)
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
@@ -180,25 +167,29 @@ def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK) -> list[str]:
     ]
 
 
-def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False) -> SiteResult:
-    """Simulate ``config.users`` users on the site; with ``out``, write the result files."""
+def run_site(
+    config: SiteConfig,
+    out: Path | None = None,
+    *,
+    debug: bool = False,
+    observers: Iterable[object] = (),
+) -> SiteResult:
+    """Simulate ``config.users`` users on the site; with ``out``, write the result files.
+
+    ``observers`` are attached to the site beside the run's own (any object with some
+    of ``on_submit``/``on_start``/``on_end``/``on_kill``).
+    """
     tables = load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
     submittal_cls = SUBMITTAL_MODELS.get(config.submittal)
     workpool_cls = WORKPOOL_MODELS.get(config.workpool)
     estimates = make_estimates(config.estimates)  # one that needs a trace: refused by SiteConfig
-    use_tables = getattr(estimates, "use_tables", None)
-    if use_tables is not None:  # models drawn from the tables use the run's tables
-        use_tables(tables)
-    env = simpy.Environment()
+    estimates.use_tables(tables)
     scheduler = build_scheduler(config.scheduler, config.nodes, config.partitions)
-    site = Site(env, Machine(config.nodes), scheduler)
+    run = RunAssembly(scheduler, config.nodes, observers=observers, debug=debug, load_over_window=True)
+    site = run.site
     # Users never ask for more nodes than the scheduler can give one job (the whole
     # machine, or the largest partition).
     largest = scheduler.largest_job
-    metrics = RunMetrics.for_scheduler(config.nodes, scheduler)
-    site.observe(metrics)
-    if debug:
-        site.observe(EventLog())
     clock = DEFAULT_CLOCK
     if config.population is not None:
         population = FittedPopulation.load(config.population, largest)
@@ -216,33 +207,19 @@ def run_site(config: SiteConfig, out: Path | None = None, *, debug: bool = False
             est_rng,
             max_jobs=config.max_jobs,
         )
-        env.process(user.run())
+        run.env.process(user.run())
     with ExitStack() as stack:
-        writer = None
         staged = None
         if out is not None:
-            staged = stack.enter_context(OutputDir(out))
-            schedule = stack.enter_context(atomic_text_write(staged.path("trace.swf")))
-            writer = ScheduleWriter(schedule, trace_header(config, clock))
-            site.observe(writer)
-        env.run(until=config.duration)
-        metrics.close(end=config.duration)
-        summary: dict[str, Any] = metrics.system_summary()
-        # Table 2's load column: offered work over the whole run, like each user's, so
-        # the users' loads add up to the system's (the paper's Table 2 does the same).
-        capacity = config.nodes * metrics.window
-        summary["load"] = metrics.system.offered_work / capacity if capacity else 0.0
-        summary["mean_work"] = metrics.system.offered_work / site.submitted if site.submitted else 0.0
+            staged = run.write_schedule(out, "trace.swf", trace_header(config, clock), stack)
+        run.run(until=config.duration)
+        summary, report = run.close(end=config.duration)
+        summary["mean_work"] = run.metrics.system.offered_work / site.submitted if site.submitted else 0.0
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
-        if isinstance(scheduler, PartitionedScheduler):
-            summary["partitions"] = scheduler.partition_summary(metrics.window)
-        if isinstance(scheduler, TimedScheduler):
-            summary["trial_runs"] = scheduler.trial_summary()
-        result = SiteResult(config, summary, metrics.user_summaries(), metrics)
+        summary.update(report)
+        result = SiteResult(config, summary, run.metrics.user_summaries(), run.metrics)
         if staged is not None:
-            assert writer is not None
-            writer.close()
             write_json(staged.path("summary.json"), result.document())
             write_text(staged.path("stats.txt"), result.table())
     return result

@@ -12,16 +12,14 @@ the file and the key, so a typo never silently falls back to a default.
 ``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
 ``.json`` are table files, given relative to the site file.
 
-A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md): each has
-``name``, ``nodes``, optional ``scheduler`` (default easy), ``max_size`` and
-``max_estimate`` (seconds). The machine size is then their total and the scheduler
-``partitioned``; a top-level ``scheduler`` beside them is an input error.
+A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md; the table
+format: :mod:`sitesim.runs.policy`). The machine size is then their total and the
+scheduler ``partitioned``; a top-level ``scheduler`` beside them is an input error.
 """
 
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +28,11 @@ import attrs
 import sitesim
 from sitesim.distributions import SIZE_MAPPINGS
 from sitesim.errors import InputError
+from sitesim.runs.policy import load_partitions, parse_partitions, read_toml
 from sitesim.runs.site import DAY, SiteConfig
-from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, check_partitions
+from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
+
+__all__ = ["load_partitions", "load_site_file", "site_config"]
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "users": int,
@@ -47,14 +48,6 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "size_mapping": str,
     "runtime_scale": (int, float),
     "population": str,
-}
-#: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
-_PARTITION_KEYS: dict[str, tuple[type, bool]] = {
-    "name": (str, True),
-    "nodes": (int, True),
-    "scheduler": (str, False),
-    "max_size": (int, False),
-    "max_estimate": (int, False),
 }
 
 
@@ -82,60 +75,12 @@ def site_path(site: str | Path) -> Path:
     return path
 
 
-def _read_toml(path: str | Path) -> dict[str, Any]:
-    where = str(path)
-    try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read site file: {exc.strerror or exc}", path=where) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=where) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"invalid TOML: {exc}", path=where) from None
-
-
-def _partitions(raw: Any, where: str) -> tuple[PartitionSpec, ...]:
-    """Validated partition specs from a parsed ``partitions`` array of tables."""
-    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
-        raise InputError("must be an array of tables ([[partitions]])", path=where, field="partitions")
-    specs = []
-    for i, table in enumerate(raw, 1):
-        for key, value in table.items():
-            if key not in _PARTITION_KEYS:
-                known = ", ".join(_PARTITION_KEYS)
-                raise InputError(f"unknown key (known: {known})", path=where, field=f"partitions[{i}].{key}")
-            expected = _PARTITION_KEYS[key][0]
-            if isinstance(value, bool) or not isinstance(value, expected):
-                raise InputError(
-                    f"wrong type {type(value).__name__}", path=where, field=f"partitions[{i}].{key}"
-                )
-        missing = [k for k, (_t, required) in _PARTITION_KEYS.items() if required and k not in table]
-        if missing:
-            raise InputError(f"missing {', '.join(missing)}", path=where, field=f"partitions[{i}]")
-        try:
-            specs.append(PartitionSpec(**table))
-        except InputError as exc:
-            raise InputError(exc.message, path=where, field=f"partitions[{i}].{exc.field}") from None
-    try:
-        return check_partitions(specs)
-    except InputError as exc:
-        raise InputError(exc.message, path=where, field="partitions") from None
-
-
-def load_partitions(path: str | Path) -> tuple[PartitionSpec, ...]:
-    """Only the ``[[partitions]]`` of a TOML file (``--partitions``; other keys ignored)."""
-    data = _read_toml(path)
-    if "partitions" not in data:
-        raise InputError("no [[partitions]] in this file", path=str(path), field="partitions")
-    return _partitions(data["partitions"], str(path))
-
-
 def load_site_file(site: str | Path) -> dict[str, Any]:
     """SiteConfig keyword arguments from a site file or shipped site name (see
     :func:`site_path`; ``description`` is ignored)."""
     path = site_path(site)
     where = str(path)
-    data = _read_toml(path)
+    data = read_toml(path)
     data.pop("description", None)
     values: dict[str, Any] = {}
     if "partitions" in data:
@@ -145,10 +90,10 @@ def load_site_file(site: str | Path) -> dict[str, Any]:
                 path=where,
                 field="scheduler",
             )
-        partitions = _partitions(data.pop("partitions"), where)
+        partitions = parse_partitions(data.pop("partitions"), where)
         values["partitions"] = partitions
         values["scheduler"] = PARTITIONED
-        values["nodes"] = sum(p.nodes for p in partitions)
+        values["nodes"] = total_nodes(partitions)
     for key, value in data.items():
         expected = _TYPES.get(key)
         if expected is None:

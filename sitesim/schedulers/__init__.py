@@ -1,6 +1,10 @@
-"""Scheduling policies, registered by name (see :mod:`sitesim.schedulers.base`)."""
+"""Scheduling policies, registered by name (see :mod:`sitesim.schedulers.base`).
 
-from sitesim.schedulers import conservative, easy, fcfs, partitioned, timed  # noqa: F401  (registers the built-in policies)
+Partitioned machines (:mod:`sitesim.schedulers.partitioned`) compose registered
+policies; they are built by the configuration layer, not looked up by name here.
+"""
+
+from sitesim.schedulers import conservative, easy, fcfs, timed  # noqa: F401  (registers the built-in policies)
 from sitesim.schedulers.base import Scheduler, available, make_scheduler, register
 
 __all__ = ["Scheduler", "available", "make_scheduler", "register"]

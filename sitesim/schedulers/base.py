@@ -13,7 +13,7 @@ models are named); a policy that takes an argument overrides :meth:`Scheduler.fr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from sitesim.errors import InputError
 from sitesim.registry import Registry
@@ -84,6 +84,22 @@ class Scheduler(ABC):
         that some partition's routing rule accepts.
         """
         return job.size <= self.nodes
+
+    @property
+    def short_job_threshold(self) -> int | None:
+        """Seconds under which this policy treats a job as short, if it has such a notion
+        (timed-run scheduling: the trial length); the run's metrics class waits by it.
+        None: the metrics' default (90 s, sitesim/metrics/waits.py)."""
+        return None
+
+    def report(self, window: int) -> dict[str, Any]:
+        """Extra entries for the run summary, e.g. ``{"trial_runs": {...}}``.
+
+        The one place a policy reports what only it knows, so the run layer never asks
+        which concrete class it ran; ``window`` is the run's observation window in
+        seconds. Default: nothing.
+        """
+        return {}
 
     @abstractmethod
     def schedule(self, now: int, free: int) -> list[Job]:

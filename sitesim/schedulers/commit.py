@@ -2,64 +2,69 @@
 
 Thebe, Bunde & Leung (2009) run a *base scheduler* (FCFS or EASY) inside the trial-run
 framework. Its view of the machine differs from the plain policy in three ways, which
-is why these are small classes of their own rather than the plain FCFS/EASY objects:
+the shared loops of :mod:`sitesim.schedulers.backfill` take as arguments:
 
 - jobs past their trial run but still running (the lazily terminated ones) count as
   terminated: their nodes are in the ``pool`` the policy plans with;
 - a job in its trial run "cannot fit": FCFS stops at it, EASY makes it the head whose
-  reservation it computes, or skips it as a backfill candidate;
+  reservation it computes, or skips it as a backfill candidate (``blocked``);
 - a job chosen while it is still running past its trial is committed by letting it go
-  on (it keeps its start), not by a restart.
+  on (it keeps its start, ``began``), not by a restart.
 
-A policy only picks; :meth:`TimedScheduler.commit` does the bookkeeping. New bases
-register with :func:`register_base` under the name used in ``timed:NAME``.
+A policy only picks, from the queue it is handed; the timed-run scheduler
+(:class:`TimedView`) does the bookkeeping of each commitment. New bases register with
+:func:`register_base` under the name used in ``timed:NAME``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from enum import IntEnum
+from typing import ClassVar, Protocol
 
 from sitesim.registry import Registry
-from sitesim.schedulers.easy import shadow
+from sitesim.schedulers.backfill import Running, easy_pass, fcfs_heads
+from sitesim.workload.job import Job
 
-if TYPE_CHECKING:
-    from sitesim.schedulers.timed import TimedScheduler
 
-#: Phases of a job inside a timed-run scheduler.
-UNTRIED, TRIAL, EXPIRED, KILLED, COMMITTED = range(5)
+class Phase(IntEnum):
+    """Where a job is in a timed-run scheduler's life cycle."""
+
+    #: Waiting for its trial run.
+    UNTRIED = 0
+    #: In its trial run (a timer rings at its end).
+    TRIAL = 1
+    #: Past its trial, still running until its nodes are needed (lazy termination).
+    EXPIRED = 2
+    #: Its trial run was killed; it waits to be committed and restarted.
+    KILLED = 3
+    #: Started (or continued) by the base scheduler; never killed again.
+    COMMITTED = 4
+
+
+class TimedView(Protocol):
+    """What a base policy sees of its timed-run scheduler."""
+
+    #: (expected end, seq, size) of jobs in a trial or committed, sorted.
+    running: Running
+
+    def in_trial(self, job: Job) -> bool: ...
+    def began(self, job: Job, now: int) -> int: ...
+    def commit(self, job: Job, end: int) -> None: ...
 
 
 class CommitPolicy(ABC):
-    """Chooses commitments in the base scheduler's order (``timed.queue``, arrival order)."""
+    """Chooses commitments in the base scheduler's order (arrival order)."""
 
     name: ClassVar[str]
 
-    def __init__(self, timed: TimedScheduler) -> None:
+    def __init__(self, timed: TimedView) -> None:
         self.timed = timed
 
-    def commit_heads(self, now: int, pool: int) -> int:
-        """Commit from the head of the queue while the head fits and is not in its trial
-        run; returns the pool left. Every base starts this way."""
-        timed = self.timed
-        queue = timed.queue
-        phase = timed.phase
-        n = 0
-        for job in queue:
-            if phase[job.seq] == TRIAL or job.size > pool:
-                break
-            pool -= job.size
-            timed.commit(job, now)
-            n += 1
-        del queue[:n]
-        return pool
-
     @abstractmethod
-    def select(self, now: int, pool: int) -> None:
-        """Commit (through ``timed.commit``) and unqueue the jobs the base starts now.
-
-        ``pool`` = idle nodes + nodes of jobs running past their trial.
-        """
+    def select(self, queue: list[Job], now: int, pool: int) -> None:
+        """Commit (through ``timed.commit``) and remove from ``queue`` the jobs the base
+        starts now. ``pool`` = idle nodes + nodes of jobs running past their trial."""
 
 
 BASES: Registry[type[CommitPolicy]] = Registry("timed-run base scheduler", "--scheduler")
@@ -76,8 +81,12 @@ class FcfsCommit(CommitPolicy):
 
     name = "fcfs"
 
-    def select(self, now: int, pool: int) -> None:
-        self.commit_heads(now, pool)
+    def select(self, queue: list[Job], now: int, pool: int) -> None:
+        timed = self.timed
+        n = fcfs_heads(queue, pool, timed.in_trial)
+        for job in queue[:n]:
+            timed.commit(job, timed.began(job, now) + job.estimate)
+        del queue[:n]
 
 
 @register_base
@@ -92,32 +101,9 @@ class EasyCommit(CommitPolicy):
 
     name = "easy"
 
-    def select(self, now: int, pool: int) -> None:
+    def select(self, queue: list[Job], now: int, pool: int) -> None:
         timed = self.timed
-        queue = timed.queue
-        phase = timed.phase
-        pool = self.commit_heads(now, pool)
-        if len(queue) < 2 or pool == 0:
-            return
-        end_by, extra = shadow(timed.running, queue[0].size, pool)
-        picked: list[int] = []
-        for i in range(1, len(queue)):
-            job = queue[i]
-            size = job.size
-            if size > pool:
-                continue
-            state = phase[job.seq]
-            if state == TRIAL:
-                continue
-            end = (job.start if state == EXPIRED else now) + job.estimate
-            if end > end_by:
-                if size > extra:
-                    continue
-                extra -= size
-            pool -= size
-            timed.commit(job, now)
-            picked.append(i)
-            if pool == 0:
-                break
-        for i in reversed(picked):
-            del queue[i]
+        easy_pass(
+            queue, pool, now, timed.running, timed.commit,
+            blocked=timed.in_trial, began=lambda job: timed.began(job, now),
+        )

@@ -59,9 +59,6 @@ class ConservativeScheduler(Scheduler):
         self._dirty = False
         # Intervals (from, to) given back by early ends since the last compression.
         self._released: list[tuple[int, int]] = []
-        #: Compressions done, and how many reservations they moved (for diagnostics).
-        self.compressions = 0
-        self.moves = 0
 
     # -- queries -------------------------------------------------------------------
     def reservation(self, job: Job) -> int | None:
@@ -155,7 +152,6 @@ class ConservativeScheduler(Scheduler):
         so the moves, and hence the schedule, are exactly the paper's.
         """
         self._dirty = False
-        self.compressions += 1
         profile = self.profile
         near = profile.earliest_near
         starts = self._start
@@ -191,5 +187,4 @@ class ConservativeScheduler(Scheduler):
                     added_lo.append(old)
                     added_hi.append(old + length)
                     checked[k] = total + 1
-                    self.moves += 1
                     moved = True

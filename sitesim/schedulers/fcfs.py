@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sitesim.schedulers.backfill import fcfs_heads
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.workload.job import Job
 
@@ -15,12 +16,7 @@ class FcfsScheduler(Scheduler):
 
     def schedule(self, now: int, free: int) -> list[Job]:
         queue = self.queue
-        n = 0
-        for job in queue:
-            if job.size > free:
-                break
-            free -= job.size
-            n += 1
+        n = fcfs_heads(queue, free)
         if n == 0:
             return []
         started = queue[:n]

@@ -18,13 +18,14 @@ partitions leave a class of jobs without a home (add a catch-all last partition)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import define
 
 from sitesim.errors import InputError
-from sitesim.schedulers.base import Control, Scheduler, make_scheduler, register
+from sitesim.metrics.stats import JobStats
+from sitesim.schedulers.base import Control, Scheduler, make_scheduler
 from sitesim.workload.job import Job
 
 #: The ``scheduler`` name a partitioned configuration reports (Table 2's policy column).
@@ -102,29 +103,9 @@ def shadows(earlier: PartitionSpec, later: PartitionSpec) -> bool:
     return size(earlier) >= size(later) and estimate(earlier) >= estimate(later)
 
 
-def check_policy(scheduler: str, partitions: tuple[PartitionSpec, ...]) -> None:
-    """A configuration names ``partitioned`` as its scheduler exactly when it has partitions.
-
-    Each partition names its own policy, so a machine-wide policy beside partitions
-    would be ambiguous; both configurations call this in their validation.
-    """
-    if partitions and scheduler != PARTITIONED:
-        raise InputError(
-            f"scheduler {scheduler!r} given with partitions: each partition sets its own policy",
-            field="--scheduler",
-        )
-    if scheduler == PARTITIONED and not partitions:
-        raise InputError(
-            f"scheduler {PARTITIONED!r} needs partitions (--partitions FILE or -s {PARTITIONED}:FILE)",
-            field="--scheduler",
-        )
-    if partitions:
-        check_partitions(partitions)
-
-
-def partition_specs(raw: Iterable[Mapping[str, Any]]) -> tuple[PartitionSpec, ...]:
-    """Specs from plain mappings (e.g. ``attrs.asdict`` output read back from JSON)."""
-    return check_partitions(PartitionSpec(**dict(r)) for r in raw)
+def total_nodes(partitions: Iterable[PartitionSpec]) -> int:
+    """The machine size of a partitioned configuration: the partitions' nodes together."""
+    return sum(p.nodes for p in partitions)
 
 
 def label(partitions: Iterable[PartitionSpec]) -> str:
@@ -141,59 +122,30 @@ def label(partitions: Iterable[PartitionSpec]) -> str:
     return "+".join(parts)
 
 
-@define(slots=True)
-class PartitionStats:
-    """What one partition did, for the run summary."""
-
-    routed: int = 0
-    #: Jobs started at least once (a restart after a killed trial run is not counted).
-    started: int = 0
-    ended: int = 0
-    #: Waits of ended jobs, to the start of their final run (as the system metrics).
-    sum_wait: int = 0
-    #: Node-seconds of the final runs of jobs that ended in this partition.
-    used_work: int = 0
-
-
-@register
 class PartitionedScheduler(Scheduler):
-    """Several sub-schedulers, each on its own nodes, behind the one-scheduler interface.
+    """Several sub-schedulers, each on its own nodes, behind the one-scheduler interface:
+    a routing composite.
 
-    Built from a configuration's partition list (:func:`build_scheduler`), or by name as
-    ``partitioned:FILE`` with the ``[[partitions]]`` of a TOML file -- the form that lets
-    sweeps and ``-s`` use a partitioned machine like any other policy.
+    Built from validated partition specs; reading them from a file (``--partitions``,
+    ``-s partitioned:FILE``) is the configuration layer's job (sitesim/runs/policy.py),
+    so this package knows no file format. Not in the registry of policies by name: a
+    partitioned machine is a composition of registered policies, not one of them.
     """
 
     name = PARTITIONED
     summary = "partitioned:FILE, the [[partitions]] of a TOML file, each with its own queue, nodes and policy"
 
-    @classmethod
-    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
-        return build_scheduler(PARTITIONED, nodes, cls.load(arg))
-
-    @classmethod
-    def check_arg(cls, arg: str | None) -> None:
-        cls.load(arg)
-
-    @staticmethod
-    def load(arg: str | None) -> tuple[PartitionSpec, ...]:
-        if not arg:
-            raise InputError(
-                f"scheduler {PARTITIONED!r} needs a file: -s {PARTITIONED}:FILE", field="--scheduler"
-            )
-        # Reading site files is the runs layer's job; imported here only, to keep the
-        # scheduler package free of file formats at import time.
-        from sitesim.runs.sitefile import load_partitions
-
-        return load_partitions(arg)
-
     def __init__(self, partitions: Iterable[PartitionSpec]) -> None:
         self.specs = check_partitions(partitions)
-        super().__init__(sum(p.nodes for p in self.specs))
+        super().__init__(total_nodes(self.specs))
         self.parts: list[Scheduler] = [make_scheduler(p.scheduler, p.nodes) for p in self.specs]
         #: Idle nodes of each partition, kept here: the machine only knows the total.
         self.free: list[int] = [p.nodes for p in self.specs]
-        self.stats: list[PartitionStats] = [PartitionStats() for _ in self.specs]
+        #: Jobs routed to and ended in each partition (``submitted`` counts the routed).
+        self.stats: list[JobStats] = [JobStats() for _ in self.specs]
+        #: Jobs started at least once in each partition (a restart after a killed trial
+        #: run is not counted again).
+        self.started: list[int] = [0 for _ in self.specs]
         # Partition of each queued or running job, by arrival sequence number.
         self._where: dict[int, int] = {}
 
@@ -220,7 +172,7 @@ class PartitionedScheduler(Scheduler):
                 field="partitions",
             )
         self._where[job.seq] = i
-        self.stats[i].routed += 1
+        self.stats[i].submitted += 1
         self.parts[i].enqueue(job, now)
 
     def bind(self, control: Control) -> None:
@@ -234,10 +186,7 @@ class PartitionedScheduler(Scheduler):
     def job_ended(self, job: Job, now: int) -> None:
         i = self._where.pop(job.seq)
         self.free[i] += job.size
-        stats = self.stats[i]
-        stats.ended += 1
-        stats.sum_wait += job.start - job.submit
-        stats.used_work += job.size * (now - job.start)
+        self.stats[i].add_end(job)
         self.parts[i].job_ended(job, now)
 
     def schedule(self, now: int, free: int) -> list[Job]:
@@ -255,39 +204,33 @@ class PartitionedScheduler(Scheduler):
                 raise RuntimeError(f"partition {self.specs[i].name!r} overcommitted: {used} > {self.free[i]}")
             self.free[i] -= used
             # first_start is set when a run is killed: a restart is not a new start.
-            self.stats[i].started += sum(1 for j in jobs if j.first_start < 0)
+            self.started[i] += sum(1 for j in jobs if j.first_start < 0)
             started.extend(jobs)
         return started
 
-    @property
-    def queued(self) -> int:
-        """Jobs waiting in all partitions."""
-        return sum(len(p.queue) for p in self.parts)
-
-    def partition_summary(self, window: int | None = None) -> dict[str, dict[str, Any]]:
-        """Per-partition counts, mean wait of started jobs, utilisation over ``window`` s."""
+    def report(self, window: int) -> dict[str, Any]:
+        """Per partition: counts, mean wait of ended jobs, utilisation over ``window`` s,
+        and whatever the partition's own policy reports."""
         out: dict[str, dict[str, Any]] = {}
-        for spec, part, s in zip(self.specs, self.parts, self.stats, strict=True):
+        for spec, part, s, started in zip(self.specs, self.parts, self.stats, self.started, strict=True):
             out[spec.name] = {
                 "nodes": spec.nodes,
                 "scheduler": spec.scheduler,
-                "routed": s.routed,
-                "started": s.started,
-                "ended": s.ended,
+                "routed": s.submitted,
+                "started": started,
+                "ended": s.completed,
                 "queued_at_end": len(part.queue),
-                "mean_wait": s.sum_wait / s.ended if s.ended else 0.0,
+                "mean_wait": s.mean(s.sum_wait),
                 "utilization": s.used_work / (spec.nodes * window) if window else 0.0,
+                **part.report(window),
             }
-            trial_summary = getattr(part, "trial_summary", None)
-            if trial_summary is not None:  # a timed-run policy in this partition
-                out[spec.name]["trial_runs"] = trial_summary()
-        return out
+        return {"partitions": out}
 
     @property
-    def trial_length(self) -> int | None:
-        """The trial length if every timed-run partition uses the same one (else None)."""
-        lengths = {getattr(p, "trial_length") for p in self.parts if hasattr(p, "trial_length")}
-        return lengths.pop() if len(lengths) == 1 else None
+    def short_job_threshold(self) -> int | None:
+        """The partitions' threshold if all that have one agree (else None)."""
+        found = {t for p in self.parts if (t := p.short_job_threshold) is not None}
+        return found.pop() if len(found) == 1 else None
 
 
 class _PartControl:
@@ -304,24 +247,3 @@ class _PartControl:
 
     def timer(self, job: Job, seconds: int) -> None:
         self._control.timer(job, seconds)
-
-
-def partitioned_nodes(scheduler: str) -> int | None:
-    """The machine size a ``partitioned:FILE`` policy declares (its partitions' total);
-    None for any other policy, whose machine size comes from elsewhere."""
-    name, _, arg = scheduler.partition(":")
-    if name != PARTITIONED or not arg:
-        return None
-    return sum(p.nodes for p in PartitionedScheduler.load(arg))
-
-
-def build_scheduler(scheduler: str, nodes: int, partitions: tuple[PartitionSpec, ...] = ()) -> Scheduler:
-    """The scheduler a configuration describes: a registered policy, or the partitions."""
-    if not partitions:
-        return make_scheduler(scheduler, nodes)
-    total = sum(p.nodes for p in partitions)
-    if nodes != total:
-        raise InputError(
-            f"machine size {nodes} differs from the partitions' total {total}", field="--nodes"
-        )
-    return PartitionedScheduler(partitions)

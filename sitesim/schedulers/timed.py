@@ -28,13 +28,15 @@ from typing import Any
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Control, Scheduler, register
-from sitesim.schedulers.commit import COMMITTED, EXPIRED, KILLED, TRIAL, UNTRIED, bases
+from sitesim.schedulers.backfill import Running
+from sitesim.schedulers.commit import Phase, bases
 from sitesim.workload.job import Job
 
 #: Default trial length: Mu'alem & Feitelson's 90 s, the paper's main setting.
 DEFAULT_TRIAL = 90
 
 Entry = tuple[int, int, int]
+UNTRIED, TRIAL, EXPIRED, KILLED, COMMITTED = Phase
 
 
 @register
@@ -69,14 +71,15 @@ class TimedScheduler(Scheduler):
         #: every job not committed or done, arrival order).
         self.untried: list[Job] = []
         #: Phase of each job in flight, by arrival sequence number.
-        self.phase: dict[int, int] = {}
+        self.phase: dict[int, Phase] = {}
         #: Jobs running past their trial, in the order their trials ended (kill order).
         self.expired: dict[int, Job] = {}
         self._expired_nodes = 0
         #: (expected end, seq, size) of jobs in a trial or committed, sorted (for EASY).
-        self.running: list[Entry] = []
+        self.running: Running = []
         self._entry: dict[int, Entry] = {}
         self._starting: list[Job] = []
+        self._now = 0
         self.counts = dict.fromkeys(
             ("trials", "ended_in_trial", "ended_past_trial", "continued", "killed", "restarted"), 0
         )
@@ -155,10 +158,11 @@ class TimedScheduler(Scheduler):
     def schedule(self, now: int, free: int) -> list[Job]:
         pool = free + self._expired_nodes
         starting = self._starting = []
+        self._now = now
         if self.untried and pool:
             pool = self._trials(now, pool)
         if self.queue and pool:
-            self.policy.select(now, pool)
+            self.policy.select(self.queue, now, pool)
         need = sum(job.size for job in starting)
         if need > free:
             free = self._kill_for(need, free, now)
@@ -185,22 +189,33 @@ class TimedScheduler(Scheduler):
         self.untried = waiting
         return pool
 
-    def commit(self, job: Job, now: int) -> None:
-        """The base scheduler starts ``job`` now (the policy unqueues it)."""
+    # -- what the base policy sees (commit.TimedView) ----------------------------------------
+    def in_trial(self, job: Job) -> bool:
+        """A job in its trial run cannot be committed yet: to the base it does not fit."""
+        return self.phase[job.seq] == TRIAL
+
+    def began(self, job: Job, now: int) -> int:
+        """Start of the run a commitment of ``job`` now would keep: a job running past
+        its trial goes on from its start; any other starts now."""
+        return job.start if self.phase[job.seq] == EXPIRED else now
+
+    def commit(self, job: Job, end: int) -> None:
+        """The base scheduler starts ``job`` now, expected to end at ``end`` (the policy
+        removes it from the queue it was handed)."""
         state = self.phase[job.seq]
         self.phase[job.seq] = COMMITTED
-        self._note(now, "commit", job)
+        self._note(self._now, "commit", job)
         if state == EXPIRED:  # still running: let it go on as its committed run
             del self.expired[job.seq]
             self._expired_nodes -= job.size
-            self._hold(job, job.start + job.estimate)
+            self._hold(job, end)
             self.counts["continued"] += 1
             return
         if state == UNTRIED:  # not reachable with the shipped bases; kept safe
             self.untried.remove(job)
         elif state == KILLED:
             self.counts["restarted"] += 1
-        self._hold(job, now + job.estimate)
+        self._hold(job, end)
         self._starting.append(job)
 
     def _kill_for(self, need: int, free: int, now: int) -> int:
@@ -220,6 +235,11 @@ class TimedScheduler(Scheduler):
             self._note(now, "kill", job)
         return free
 
-    def trial_summary(self) -> dict[str, Any]:
+    @property
+    def short_job_threshold(self) -> int:
+        """The trial length: a job that fits in its trial run is short (Thebe et al.)."""
+        return self.trial_length
+
+    def report(self, window: int) -> dict[str, Any]:
         """Counts of trial runs and what became of them, for the run summary."""
-        return {"scheduler": self.spec, "trial_length": self.trial_length, **self.counts}
+        return {"trial_runs": {"scheduler": self.spec, "trial_length": self.trial_length, **self.counts}}

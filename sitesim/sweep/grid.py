@@ -34,11 +34,6 @@ CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
     "scheduler", "estimates", "nodes", "duration", "seed",
 )
-#: Parameters used by each mode (the others stay None).
-MODE_PARAMETERS: dict[str, tuple[str, ...]] = {
-    "site": ("users", "submittal", "workpool", "scheduler", "estimates", "nodes", "duration", "seed"),
-    "replay": ("trace", "load_factor", "scheduler", "estimates", "nodes", "seed"),
-}
 #: Estimate model when the grid names none: the paper's setting for each mode.
 DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
 
@@ -185,8 +180,7 @@ def _check_types(grid: Grid) -> None:
 def _validate(grid: Grid) -> None:
     """Every value is checked before any run: a typo fails the sweep at once, not each
     of its runs later (docs/sweeps.md)."""
-    from sitesim.schedulers import available
-    from sitesim.schedulers.base import check_scheduler
+    from sitesim.runs.policy import check_spec, policy_names
     from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
     from sitesim.workload.estimates import make_estimates
 
@@ -207,12 +201,12 @@ def _validate(grid: Grid) -> None:
                     registry.get(value)
                 except InputError as exc:
                     raise InputError(exc.message, field=name) from None
-    known = available()
+    known = policy_names()
     for name in grid.scheduler:
         if name.partition(":")[0] not in known:
-            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(sorted(known))})",
+            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(known)})",
                              field="scheduler")
-        check_scheduler(name)  # a bad argument, e.g. timed:cons
+        check_spec(name)  # a bad argument, e.g. timed:cons
     for spec in grid.estimates:
         if spec is None:
             continue

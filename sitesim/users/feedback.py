@@ -28,11 +28,11 @@ from typing import Any
 import attrs
 
 from sitesim.engine.events import SUBMISSION, At
+from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.users.recorded import FeedbackCounts, RecordedBatch, plan_batches
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
-from sitesim.workload.replay import TraceReplay
 from sitesim.workload.swf import SwfReader, SwfRecord
 
 
@@ -40,7 +40,7 @@ class FeedbackReplay(TraceReplay):
     """Feeds a site from a trace, each batch after the batch its user waited for.
 
     Which records are replayed, and their counts, are the conventional replay's
-    (:class:`~sitesim.workload.replay.TraceReplay`). ``load_factor`` X scales the
+    (:class:`~sitesim.engine.replay.TraceReplay`). ``load_factor`` X scales the
     recorded times of root batches (users' first batches and absolute session starts)
     as the conventional replay scales every arrival: sessions arrive X times as often,
     while think times and gaps inside sessions stay as recorded.
@@ -79,6 +79,10 @@ class FeedbackReplay(TraceReplay):
                 anchor = self.scaled(batch.jobs[0].submit)
                 for job, offset in zip(batch.jobs, batch.offsets, strict=True):
                     self._push(anchor + offset, job, batch, None)
+
+    def report(self) -> dict[str, Any]:
+        """How the trace was grouped into batches, for the run summary."""
+        return {"feedback": attrs.asdict(self.feedback)}
 
     # -- site observer ---------------------------------------------------------------
     def on_end(self, job: Job) -> None:
@@ -135,7 +139,6 @@ class FeedbackReplay(TraceReplay):
             self.site.submit(job)
             self._batch_of[job.seq] = batch
             counts.submitted += 1
-            self.last_submit = now
         if due:
             time = due[0][0]
             self._wake = At(self.site.env, time - now, SUBMISSION, self._submit_due)

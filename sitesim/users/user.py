@@ -58,7 +58,6 @@ class User:
         self.estimates = estimates
         self.estimate_rng = estimate_rng
         self.max_jobs = max_jobs
-        self.batches = 0
 
     def run(self) -> Generator[simpy.Event, Any, None]:
         """The session, as a SimPy process."""
@@ -81,7 +80,6 @@ class User:
                 batch.append(job)
             if not batch:
                 return
-            self.batches += 1
             yield env.all_of(ends)
             # The completion the user waited for: the batch's last end; among jobs ending
             # at the same instant, the latest arrival (a fixed rule both modes can apply).

@@ -36,6 +36,10 @@ class EstimateModel(ABC):
         """The name that recreates this model (what ``--estimates`` was given)."""
         return self.name
 
+    def use_tables(self, tables: Any) -> None:
+        """A site-level run hands over its empirical tables (``--empirical``); models
+        that draw from tables use them, the others ignore them (the default)."""
+
     @abstractmethod
     def estimate(self, runtime: int, requested: int, rng: np.random.Generator | None) -> int:
         """Estimate in whole seconds; ``requested`` is -1 when unknown."""

@@ -60,11 +60,6 @@ class Job:
         return self.start - self.submit
 
     @property
-    def first_wait(self) -> int:
-        """Submission to the first start (a trial run's start, if the job was restarted)."""
-        return (self.first_start if self.first_start >= 0 else self.start) - self.submit
-
-    @property
     def response(self) -> int:
         return self.end - self.submit
 

@@ -101,8 +101,3 @@ class ScheduleWriter:
         self.out.write("\n")
         self.written += 1
         self._next_seq = job.seq + 1
-
-    @property
-    def unfinished(self) -> int:
-        """Jobs submitted but not yet written."""
-        return len(self._open)

@@ -13,7 +13,7 @@ from sitesim.errors import InputError
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import DAY, SiteConfig, run_site
 from sitesim.runs.sitefile import load_partitions, load_site_file, site_config
-from sitesim.schedulers import make_scheduler
+from sitesim.runs.policy import build_scheduler, check_policy
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionedScheduler, PartitionSpec
 from sitesim.sweep import Grid, run_sweep
 from sitesim.sweep.store import read_rows
@@ -204,7 +204,18 @@ def test_partitioned_by_name_in_a_sweep(tmp_path: Path) -> None:
 def test_partitioned_by_name_errors(spec: str, nodes: int, expected: str) -> None:
     toml = PARTITIONS_TOML
     with pytest.raises(InputError, match=expected):
-        make_scheduler(spec.format(toml=toml), nodes)
+        build_scheduler(spec.format(toml=toml), nodes)
+
+
+def test_a_configuration_names_partitioned_exactly_with_partitions() -> None:
+    specs = (PartitionSpec("short", 32, "easy", max_estimate=3600), PartitionSpec("batch", 96, "easy"))
+    with pytest.raises(InputError, match="each partition sets its own policy"):
+        check_policy("easy", specs)
+    with pytest.raises(InputError, match="needs partitions"):
+        check_policy(PARTITIONED, ())
+    with pytest.raises(InputError, match="differs from the partitions' total"):
+        build_scheduler(PARTITIONED, 100, specs)
+    assert build_scheduler(PARTITIONED, 128, specs).nodes == 128
 
 
 def test_timed_policy_in_a_partition_reports_like_the_whole_machine(tmp_path: Path) -> None:

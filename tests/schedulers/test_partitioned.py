@@ -14,14 +14,12 @@ from hypothesis import strategies as st
 
 from sitesim.errors import InputError
 from sitesim.schedulers.partitioned import (
-    shadows,
     PARTITIONED,
     PartitionedScheduler,
     PartitionSpec,
-    build_scheduler,
     check_partitions,
-    check_policy,
     label,
+    shadows,
 )
 from sitesim.workload.job import Job
 from tests.helpers import job, max_concurrent_nodes, run_jobs
@@ -79,13 +77,6 @@ def test_partition_lists_are_validated_as_a_whole() -> None:
         check_partitions([PartitionSpec("a", 4, "nosuch")])
     with pytest.raises(InputError, match="cannot itself be partitioned"):
         check_partitions([PartitionSpec("a", 4, PARTITIONED)])
-    with pytest.raises(InputError, match="each partition sets its own policy"):
-        check_policy("easy", SHORT_BATCH)
-    with pytest.raises(InputError, match="needs partitions"):
-        check_policy(PARTITIONED, ())
-    with pytest.raises(InputError, match="differs from the partitions' total"):
-        build_scheduler(PARTITIONED, 100, SHORT_BATCH)
-    assert build_scheduler(PARTITIONED, 128, SHORT_BATCH).nodes == 128
     assert label(SHORT_BATCH) == "short:32:easy(est<=3600)+batch:96:easy"
 
 
@@ -155,7 +146,7 @@ def test_partitions_never_exceed_their_nodes_and_run_in_isolation(case) -> None:
         alone = fresh(members)
         run_jobs(alone, spec.nodes, spec.scheduler)
         assert [j.start for j in members] == [j.start for j in alone], spec
-    stats = scheduler.partition_summary(window=1)
+    stats = scheduler.report(window=1)["partitions"]
     assert sum(s["routed"] for s in stats.values()) == len(jobs)
     assert sum(s["started"] for s in stats.values()) == len(jobs)
 

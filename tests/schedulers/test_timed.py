@@ -49,7 +49,7 @@ def test_fig2_trial_run_continues_until_replaced_and_then_is_restarted() -> None
     a, b, c = (j for j in sorted(rec.ended, key=lambda j: j.id))
     assert (a.start, a.restarts) == (0, 0)
     assert (c.first_start, c.start, c.restarts, c.lost) == (110, 340, 1, 190)
-    assert c.wait == 230 and c.first_wait == 0
+    assert c.wait == 230 and c.first_start - c.submit == 0
     assert rec.killed == [(3, 110, 300)]
 
 
@@ -129,7 +129,7 @@ def test_estimates_and_failures_end_a_trial_for_good() -> None:
 
 def test_metrics_count_killed_runs_as_occupied_and_lost() -> None:
     sched = timed()
-    metrics = RunMetrics.for_scheduler(NODES, sched)
+    metrics = RunMetrics.with_threshold(NODES, sched.short_job_threshold)
     run_jobs(fig2(250), NODES, sched, observers=[metrics])
     metrics.close()
     summary = metrics.system_summary()

@@ -59,7 +59,7 @@ def peak(intervals: list[tuple[int, int, int]]) -> int:
 def test_timed_schedules_are_sound(base: str, case: tuple[int, int, list[Job]]) -> None:
     nodes, trial, jobs = case
     sched = TimedScheduler(nodes, base, trial, record=True)
-    metrics = RunMetrics.for_scheduler(nodes, sched)
+    metrics = RunMetrics.with_threshold(nodes, sched.short_job_threshold)
     rec = run_jobs(jobs, nodes, sched, observers=[metrics])
     metrics.close()
 

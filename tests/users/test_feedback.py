@@ -221,3 +221,35 @@ def test_feedback_replay_of_a_real_log(trace_path: Callable[[str], Path], tmp_pa
             assert r.think_time == r.submit_time - (p.submit_time + p.wait_time + p.run_time) >= 0
     assert result.violations["with_dependency"] == f["dependent_jobs"]
     assert result.violations["submission"] == result.violations["execution"] == 0
+
+
+def test_feedback_table_script_smoke(tmp_path: Path) -> None:
+    """scripts/feedback_table.py runs end to end on small logs and splices its section."""
+    import gzip
+    import subprocess
+    import sys
+
+    from tests.runs.test_fit import office_log
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        import feedback_table
+    finally:
+        sys.path.pop(0)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for seed, name in enumerate(feedback_table.TRACES.values()):
+        plain = office_log(tmp_path / f"{seed}.swf", users=4, weeks=2, seed=seed)
+        (traces / name).write_bytes(gzip.compress(plain.read_bytes()))
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# Title\n\nkept\n\n{feedback_table.BEGIN}\nold\n{feedback_table.END}\n\nafter\n")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "feedback_table.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--traces", str(traces), "--out", str(doc)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    text = doc.read_text()
+    assert text.startswith("# Title\n\nkept\n\n") and text.endswith("\n\nafter\n") and "\nold\n" not in text
+    rows = [line for line in text.splitlines() if line.startswith("| KTH-SP2 |")]
+    assert len(rows) == 6 + 1 + 1 + 2  # runs, sessions, batches, load factor

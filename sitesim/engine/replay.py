@@ -1,0 +1,178 @@
+"""The open-model job source: submit each trace job at its recorded time.
+
+Records are pulled from the SWF stream one at a time, and each submission schedules
+the next, so a replay holds only the jobs in flight, never the whole trace. Which
+records become jobs, which are refused, and how load scaling moves them:
+:mod:`sitesim.workload.replay` and docs/replay.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from sitesim.engine.events import SUBMISSION, At
+from sitesim.engine.site import Site
+from sitesim.errors import InputError
+from sitesim.limits import MAX_SECONDS, years
+from sitesim.workload.estimates import EstimateModel
+from sitesim.workload.job import Job
+from sitesim.workload.replay import ReplayCounts, job_from_record
+from sitesim.workload.swf import SwfReader
+
+
+class SeenIds:
+    """Job numbers seen so far, as a bitmap for the usual small non-negative numbers.
+
+    A set of every job number of a multi-million-job log would cost hundreds of MB; a
+    bit per number up to the largest costs an eighth of a byte per job of a log whose
+    numbers run 1, 2, 3, ... (all logs of the archive). Others go to a set.
+    """
+
+    __slots__ = ("_bits", "_other")
+
+    #: Numbers above this go to the set (the bitmap would be 128 MB at this bound).
+    BITMAP_LIMIT = 2**30
+
+    def __init__(self) -> None:
+        self._bits = bytearray()
+        self._other: set[int] = set()
+
+    def add(self, number: int) -> bool:
+        """Record ``number``; False if it was seen before."""
+        if 0 <= number < self.BITMAP_LIMIT:
+            byte, bit = number >> 3, 1 << (number & 7)
+            bits = self._bits
+            if byte >= len(bits):
+                bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+            if bits[byte] & bit:
+                return False
+            bits[byte] |= bit
+            return True
+        if number in self._other:
+            return False
+        self._other.add(number)
+        return True
+
+
+class TraceReplay:
+    """Feeds a site from an SWF reader in the open model."""
+
+    def __init__(
+        self,
+        site: Site,
+        reader: SwfReader,
+        estimates: EstimateModel,
+        *,
+        load_factor: float = 1.0,
+        rng: np.random.Generator | None = None,
+        failures: bool = True,
+    ) -> None:
+        if not (load_factor > 0 and math.isfinite(load_factor) and math.isfinite(1.0 / load_factor)):
+            raise InputError(
+                f"load factor must be a positive finite number, got {load_factor}",
+                field="--load-factor",
+            )
+        self.site = site
+        self.reader = reader
+        self.estimates = estimates
+        self.load_factor = load_factor
+        self.rng = rng
+        self.failures = failures
+        self.counts = ReplayCounts()
+        self.first_submit: int | None = None
+        self._scale = 1.0 / load_factor
+        self._jobs = self.accepted()
+
+    def start(self) -> None:
+        """Schedule the first submission; the simulated clock is the trace's clock."""
+        self._schedule_next()
+
+    def report(self) -> dict[str, Any]:
+        """Extra entries for the run summary from this job source (default: none)."""
+        return {}
+
+    def scaled(self, time: int) -> int:
+        """A recorded submit time after load scaling: t0 + round((time - t0) / X)."""
+        if self._scale == 1.0 or self.first_submit is None:
+            return time
+        t0 = self.first_submit
+        return t0 + round((time - t0) * self._scale)
+
+    def accepted(self) -> Iterator[Job]:
+        """The trace's jobs that will be submitted, in trace order, at their recorded
+        (unscaled) times; skipped records are counted in :attr:`counts`."""
+        counts = self.counts
+        nodes = self.site.machine.nodes
+        scheduler = self.site.scheduler
+        previous = None
+        reader = self.reader
+        seen = SeenIds()
+        duplicates = 0
+        for record in reader:
+            if not seen.add(record.job_number):
+                if reader.skip_malformed:
+                    duplicates += 1
+                    continue
+                raise InputError(
+                    f"job number {record.job_number} appears twice (job numbers must be unique:"
+                    " dependencies in field 17 name jobs by number)",
+                    path=reader.path, line=reader.line, field="field 1 (job_number)",
+                )
+            counts.read += 1
+            job = job_from_record(record, self.estimates, self.rng, failures=self.failures)
+            if job is None:
+                counts.unknown += 1
+                continue
+            if job.submit < 0:
+                raise InputError(
+                    f"submit time {job.submit} is negative (times count from the log's start)",
+                    path=reader.path,
+                    line=reader.line,
+                    field="field 2 (submit_time)",
+                )
+            if previous is not None and job.submit < previous:
+                raise InputError(
+                    f"submit time {job.submit} is earlier than the previous job's {previous}"
+                    " (SWF requires non-decreasing submit times)",
+                    path=reader.path,
+                    line=reader.line,
+                    field="field 2 (submit_time)",
+                )
+            previous = job.submit
+            for value, label in (
+                (job.submit, "field 2 (submit_time)"),
+                (job.runtime, "field 4 (run_time)"),
+                (record.requested_time, "field 9 (requested_time)"),
+            ):
+                if value > MAX_SECONDS:
+                    raise InputError(
+                        f"{value} s is beyond the limit of {MAX_SECONDS} s ({years(MAX_SECONDS)})",
+                        path=reader.path, line=reader.line, field=label,
+                    )
+            if job.size > nodes:
+                counts.too_large += 1
+                continue
+            if not scheduler.admits(job):
+                counts.unroutable += 1
+                continue
+            if self.first_submit is None:
+                self.first_submit = job.submit
+            yield job
+        counts.malformed = reader.skipped + duplicates
+
+    def _schedule_next(self) -> None:
+        job = next(self._jobs, None)
+        if job is None:
+            return
+        env = self.site.env
+        At(env, self.scaled(job.submit) - int(env.now), SUBMISSION, self._submit, job)
+
+    def _submit(self, event: At) -> None:
+        job: Job = event.payload
+        self.site.submit(job)
+        self.counts.submitted += 1
+        self._schedule_next()

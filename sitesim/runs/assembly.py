@@ -1,0 +1,77 @@
+"""One run assembly for every kind of run: engine, machine, scheduler, observers.
+
+A replay and a site-level run differ only in where jobs come from (a trace reader, or
+simulated users) and in a few summary rules; everything between the job source and the
+result files is put together here, once: the SimPy environment, the site around the
+machine and the scheduler, the run's metrics, the optional event log, any extra
+observers the caller attaches, and the SWF schedule writer when there is an output
+directory. The summary takes the scheduler's own report through its one hook
+(:meth:`~sitesim.schedulers.base.Scheduler.report`), never by asking which class it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import simpy
+
+from sitesim.engine.eventlog import EventLog
+from sitesim.engine.machine import Machine
+from sitesim.engine.site import Site
+from sitesim.metrics.stats import RunMetrics
+from sitesim.runs.outdir import OutputDir
+from sitesim.schedulers.base import Scheduler
+from sitesim.workload.files import atomic_text_write
+from sitesim.workload.schedule import ScheduleWriter
+
+
+class RunAssembly:
+    """A site ready to run: a job source submits to :attr:`site`, then :meth:`run`."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        nodes: int,
+        *,
+        observers: Iterable[object] = (),
+        debug: bool = False,
+        load_over_window: bool = False,
+    ) -> None:
+        self.env = simpy.Environment()
+        self.scheduler = scheduler
+        self.nodes = nodes
+        self.site = Site(self.env, Machine(nodes), scheduler)
+        self.metrics = RunMetrics.with_threshold(
+            nodes, scheduler.short_job_threshold, load_over_window=load_over_window
+        )
+        self.site.observe(self.metrics)
+        if debug:
+            self.site.observe(EventLog())
+        for observer in observers:
+            self.site.observe(observer)
+        self.writer: ScheduleWriter | None = None
+
+    def write_schedule(self, out: Path, name: str, header: list[str], stack: ExitStack) -> OutputDir:
+        """Stream the schedule as SWF to ``out/name``; returns the staged output
+        directory, published with every file in it only if the run succeeds."""
+        staged = stack.enter_context(OutputDir(out))
+        stream = stack.enter_context(atomic_text_write(staged.path(name)))
+        self.writer = ScheduleWriter(stream, header)
+        self.site.observe(self.writer)
+        return staged
+
+    def run(self, until: int | None = None) -> None:
+        """Simulate until ``until`` (None: until no event is left)."""
+        self.env.run(until=until)
+
+    def close(self, end: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """End the observation window at ``end`` (default: the last completion), flush
+        the schedule; returns the system summary and the scheduler's own report."""
+        self.metrics.close(end)
+        if self.writer is not None:
+            self.writer.close()
+        summary: dict[str, Any] = self.metrics.system_summary()
+        return summary, self.scheduler.report(self.metrics.window)

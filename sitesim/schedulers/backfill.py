@@ -1,0 +1,116 @@
+"""The two scheduling loops every queue-based policy here is built from.
+
+- :func:`fcfs_heads`: how many jobs at the head of the queue start now, in arrival
+  order, stopping at the first that does not fit (FCFS, and the first step of EASY);
+- :func:`easy_pass`: EASY backfilling, as specified by Mu'alem & Feitelson (2001),
+  section 2.2, over a queue and a sorted list of running jobs' expected ends.
+
+They are functions over the caller's own queue and running list, so the plain EASY
+policy (:mod:`sitesim.schedulers.easy`) and the EASY base of timed-run scheduling
+(:mod:`sitesim.schedulers.commit`) share one implementation; they differ only in what
+the two optional callables say (a job in its trial run cannot be chosen; a job still
+running past its trial keeps its start).
+
+EASY, step by step:
+
+1. Shadow time and extra nodes: sort running jobs by expected termination (start +
+   estimate), collect their nodes until the first queued job fits; that instant is the
+   *shadow time*, and the nodes left over then are the *extra nodes*.
+2. Backfill: scan the rest of the queue in arrival order; a job may start now if it
+   fits in the free nodes and either ends by the shadow time or needs no more than the
+   extra nodes (which it then uses up).
+
+The paper repeats "find one backfill job" until none is left. Starting a job that ends
+by the shadow time changes neither the shadow time nor the extra nodes, and one that
+uses extra nodes only reduces them, so a single scan that keeps going after each
+start finds exactly the same jobs, without recomputing the shadow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sitesim.workload.job import Job
+
+#: Running jobs as (expected end, arrival seq, size), kept sorted.
+Running = list[tuple[int, int, int]]
+#: Called for each job chosen, in start order, with its expected end.
+Hold = Callable[[Job, int], None]
+
+
+def fcfs_heads(queue: list[Job], free: int, blocked: Callable[[Job], bool] | None = None) -> int:
+    """How many jobs from the head of ``queue`` fit, one after the other, in ``free``
+    nodes; a job for which ``blocked`` is true stops the count as a misfit does."""
+    n = 0
+    for job in queue:
+        if job.size > free or (blocked is not None and blocked(job)):
+            break
+        free -= job.size
+        n += 1
+    return n
+
+
+def shadow(running: Running, need: int, free: int) -> tuple[int, int]:
+    """Shadow time and extra nodes for a head job of ``need`` nodes, ``free`` nodes idle
+    and ``running`` = sorted (expected end, seq, size) of the jobs holding the rest."""
+    avail = free
+    for i, (end, _seq, size) in enumerate(running):
+        avail += size
+        if avail >= need:
+            # Jobs expected to end at the very same instant free their nodes too.
+            for later_end, _s, later_size in running[i + 1 :]:
+                if later_end != end:
+                    break
+                avail += later_size
+            return end, avail - need
+    raise RuntimeError(f"job of {need} nodes can never run on {free + sum(r[2] for r in running)} nodes")
+
+
+def easy_pass(
+    queue: list[Job],
+    free: int,
+    now: int,
+    running: Running,
+    hold: Hold,
+    *,
+    blocked: Callable[[Job], bool] | None = None,
+    began: Callable[[Job], int] | None = None,
+) -> list[Job]:
+    """One EASY pass: remove from ``queue`` and return, in start order, the jobs to start.
+
+    ``hold(job, expected_end)`` is called as each job is chosen, and must add it to
+    ``running`` (heads are held before the shadow time is computed, so they count in
+    it). ``blocked(job)``: the job cannot be chosen now (it stops the head loop and is
+    skipped as a backfill candidate). ``began(job)``: when the job's current run
+    started, for a job chosen while it is already running (default: ``now``).
+    """
+    n = fcfs_heads(queue, free, blocked)
+    started = queue[:n]
+    if n:
+        del queue[:n]
+        for job in started:
+            free -= job.size
+            hold(job, (now if began is None else began(job)) + job.estimate)
+    if len(queue) < 2 or free == 0:
+        return started
+    end_by, extra = shadow(running, queue[0].size, free)
+    picked: list[int] = []
+    for i in range(1, len(queue)):
+        job = queue[i]
+        size = job.size
+        if size > free or (blocked is not None and blocked(job)):
+            continue
+        end = (now if began is None else began(job)) + job.estimate
+        if end > end_by:
+            if size > extra:
+                continue
+            extra -= size
+        free -= size
+        hold(job, end)
+        started.append(job)
+        picked.append(i)
+        if free == 0:
+            break
+    for i in reversed(picked):
+        del queue[i]
+    return started
