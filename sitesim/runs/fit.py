@@ -93,6 +93,8 @@ def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malform
         f"users = {users}",
         f"nodes = {machine}",
         f"duration_days = {max(days, 1 / 86400):.6f}",
+        'size_mapping = "clip"',
+        "runtime_scale = 1.0",
     ]
     with OutputDir(out) as staged:
         write_table(staged.path("empirical.json"), table)

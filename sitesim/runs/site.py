@@ -90,6 +90,11 @@ class SiteConfig:
                 f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
             )
         check_range("users", self.users, 1, MAX_USERS, "users")
+        if self.population is not None and (self.submittal, self.workpool) != ("batch", "plain"):
+            raise InputError(
+                "a fitted population brings its users' own submittal and workpool behaviour",
+                field="submittal" if self.submittal != "batch" else "workpool",
+            )
         check_range("nodes", self.nodes, 1, MAX_NODES, "nodes")
         if self.duration is None and self.max_jobs is None:
             raise InputError("a run needs a duration, a job limit, or both", field="duration")

@@ -73,7 +73,10 @@ class FittedPopulation:
 
     @classmethod
     def load(cls, path: str | Path, largest: int) -> FittedPopulation:
-        """Read ``population.json``; job sizes are clipped to ``largest`` nodes."""
+        """Read ``population.json``; job sizes are clipped to ``largest`` nodes.
+
+        Runtimes are the log's own: the paper site's ``runtime_scale`` calibration and
+        ``size_mapping`` shape the empirical tables only (docs/population.md)."""
         where = str(path)
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -99,7 +102,11 @@ class FittedPopulation:
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
-        pooled["runs"] = tuple((min(int(s), largest), max(1, round(r)), max(1, int(k))) for s, r, k in pooled["runs"])
+        def job(run: Sequence[Any]) -> tuple[int, int, int]:
+            size, runtime, repeats = run
+            return min(int(size), largest), max(1, round(float(runtime))), max(1, int(repeats))
+
+        pooled["runs"] = tuple(job(r) for r in pooled["runs"])
         if not pooled["widths"] or not pooled["runs"]:
             raise ValueError("no batches or jobs")
 
@@ -117,7 +124,7 @@ class FittedPopulation:
                 gaps=own(u, "gaps_operational", float),
                 thinks=own(u, "thinks", float),
                 absences=own(u, "absences", float),
-                runs=own(u, "runs", lambda v: (min(int(v[0]), largest), max(1, round(v[1])), max(1, int(v[2])))),
+                runs=own(u, "runs", job),
                 continuation=adjusted(curve, float(u["continue_offset"])),
             )
             for u in users

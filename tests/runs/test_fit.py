@@ -143,6 +143,12 @@ def test_unusable_logs_get_one_line_and_leave_nothing(
     assert not (tmp_path / "out").exists()
 
 
+def test_fitted_site_rejects_other_user_models(fitted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--site", str(fitted / "site.toml"), "-m", "closed", "--duration", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--submittal" in err and "\n" not in err
+
+
 def test_missing_log_and_bad_population_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fit", str(tmp_path / "none.swf"), "-o", str(tmp_path / "o")]) == 2
     assert "none.swf" in capsys.readouterr().err
