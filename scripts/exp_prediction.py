@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prediction inaccuracy (paper Tables 3-4 and Figure 13).
 
-    python scripts/exp_prediction.py [--users 10] [--seeds 5]
+    python scripts/exp_prediction.py [--users 10] [--seeds 10]
 
 For each seed: site-level EASY and FCFS runs of the same users; the EASY trace replayed
 under FCFS (underestimation of FCFS) and the FCFS trace replayed under EASY
@@ -35,7 +35,7 @@ LABELS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=10)
-    parser.add_argument("--seeds", type=int, default=5, help="replications (seeds 0..N-1)")
+    parser.add_argument("--seeds", type=int, default=10, help="replications (seeds 0..N-1)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "figures" / "fig13_prediction")
     args = parser.parse_args()
 

@@ -143,8 +143,8 @@ def tables(traces: Path) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     scaled = [
-        f"| log | replay | offered load | utilisation | mean wait (s) | mean response (s) "
-        f"| submission violations |",
+        "| log | replay | offered load | utilisation | mean wait (s) | mean response (s) "
+        "| submission violations |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Regenerate every figure and table of docs/reproducing.md, timing each step.
+"""Regenerate every figure and table of docs/reproducing.md and docs/fidelity.md, timing each step.
 
     python scripts/reproduce.py            # all steps; trace-based ones need $SITESIM_TRACES
     python scripts/reproduce.py --fresh    # also drop the sweep CSVs first (no resume)
 
 Each step is one script run as its own process; the table printed at the end (and
-written to docs/figures/reproduce_times.md) gives its wall time on this machine.
+written to docs/figures/reproduce_times.md) gives its wall time and its CPU time (user
+plus system, of the step's processes): on a shared machine the wall time depends on
+the other load, the CPU time much less.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -27,12 +30,19 @@ STEPS: list[tuple[list[str], bool]] = [
     (["plot_validation.py"], False),
     (["replay_table.py"], True),
     (["exp_prediction.py"], False),
+    (["fidelity.py"], False),
     (["exp_violations.py"], False),
     (["exp_load_scaling.py"], False),
     (["exp_schedulers.py"], False),
     (["estimates_table.py"], True),
     (["trial_runs_table.py"], True),
 ]
+
+
+def _children_cpu() -> float:
+    """User plus system CPU seconds of every finished child process so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -44,22 +54,23 @@ def main() -> int:
             csv.unlink()
     have_traces = bool(os.environ.get("SITESIM_TRACES"))
     rows = []
-    total = 0.0
+    total = total_cpu = 0.0
     for command, needs_traces in STEPS:
         name = " ".join(command)
         if needs_traces and not have_traces:
-            rows.append((name, "skipped (SITESIM_TRACES unset)"))
+            rows.append((name, "skipped (SITESIM_TRACES unset) | –"))
             continue
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), _children_cpu()
         done = subprocess.run([sys.executable, str(REPO / "scripts" / command[0]), *command[1:]], cwd=REPO)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, _children_cpu() - cpu_before
         total += elapsed
+        total_cpu += cpu
         if done.returncode != 0:
             print(f"reproduce: {name} failed with status {done.returncode}", file=sys.stderr)
             return 1
-        rows.append((name, f"{elapsed:.0f} s"))
-    lines = ["| step | wall time |", "|---|---|", *(f"| `{n}` | {t} |" for n, t in rows)]
-    lines.append(f"| total | {total:.0f} s ({total / 60:.1f} min) |")
+        rows.append((name, f"{elapsed:.0f} s | {cpu:.0f} s"))
+    lines = ["| step | wall time | CPU time |", "|---|---|---|", *(f"| `{n}` | {t} |" for n, t in rows)]
+    lines.append(f"| total | {total:.0f} s ({total / 60:.1f} min) | {total_cpu:.0f} s ({total_cpu / 60:.1f} min) |")
     text = "\n".join(lines) + "\n"
     (FIGURES / "reproduce_times.md").write_text(text)
     print(text)

@@ -48,6 +48,38 @@ _days = _checked(
     float, lambda v: 0 < v <= MAX_SECONDS / 86_400, "a number",
     f"must be a positive number of days, at most {MAX_SECONDS // 86_400} ({years(MAX_SECONDS)})",
 )
+_fraction = _checked(
+    float, lambda v: 0 <= v <= 1 and math.isfinite(v), "a number", "must be a fraction in [0, 1]"
+)
+
+
+def _add_moldable_arguments(parser: argparse.ArgumentParser) -> None:
+    """Moldable jobs (docs/moldable.md): replay replacement and adaptive users."""
+    from sitesim.moldable.gas import REQUEST_POLICIES
+
+    parser.add_argument(
+        "--moldable", type=_fraction, metavar="FRACTION",
+        help="replay only: replace this share of the jobs by moldable ones sized at"
+        " submission by --moldable-policy (docs/moldable.md)",
+    )
+    parser.add_argument(
+        "--moldable-policy", metavar="POLICY",
+        help=f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}",
+    )
+    parser.add_argument(
+        "--moldable-table", metavar="CSV",
+        help="replay with --moldable: measured applications (application,processors,runtime)"
+        " instead of Downey's model",
+    )
+    parser.add_argument(
+        "--slice-days", type=_positive_float, metavar="DAYS",
+        help="replay with --moldable: replay the log in slices of DAYS days (the paper: 30)",
+    )
+    parser.add_argument(
+        "--adaptive", type=_fraction, metavar="FRACTION",
+        help="site-level: this share of the users submit moldable jobs sized by"
+        " --moldable-policy (docs/moldable.md)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, metavar="DIR",
         help="write summary.json, stats.txt and the SWF schedule/trace into DIR",
     )
+    _add_moldable_arguments(parser)
     parser.add_argument("--version", action="version", version=f"sitesim {__version__}")
     return parser
 
@@ -149,9 +182,14 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for flag, value in (
         ("-u", args.users), ("-m", args.submittal), ("-w", args.workpool), ("--site", args.site),
         ("--duration", args.duration), ("--jobs", args.jobs), ("--empirical", args.empirical),
+        ("--adaptive", args.adaptive),
     ):
         if value is not None:
             parser.error(f"{flag} describes simulated users and cannot be combined with -c")
+    if args.moldable is None:
+        for flag, value in (("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)):
+            if value is not None:
+                parser.error(f"{flag} applies with --moldable only")
     partitions = load_partitions(args.partitions) if args.partitions is not None else ()
     config = ReplayConfig(
         trace=args.conventional,
@@ -165,6 +203,10 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         skip_malformed=args.skip_malformed,
         feedback=args.feedback,
     )
+    if args.moldable is not None:
+        from sitesim.experiments.moldable import run_replay_command
+
+        return run_replay_command(args, config)
     started = time.perf_counter()
     result = run_replay(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
@@ -215,6 +257,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         parser.error(
             "--load-factor, --skip-malformed, --failures and --feedback apply to trace replay (-c) only"
         )
+    if args.moldable is not None or args.moldable_table is not None or args.slice_days is not None:
+        parser.error("--moldable, --moldable-table and --slice-days apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
     from_flags: dict[str, Any] = {}
     if args.partitions is not None:  # replaces the site file's partitions or scheduler
@@ -240,6 +284,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         "seed": args.seed,
         "empirical": args.empirical,
         "max_jobs": args.jobs,
+        "adaptive": args.adaptive,
+        "moldable_policy": args.moldable_policy,
     }
     if args.duration is not None:
         overrides["duration"] = round(args.duration * DAY)
@@ -268,6 +314,11 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         f" failed {s['failed']}"
     )
     _print_partitions(s.get("partitions", {}))
+    if "adaptive" in s:
+        a = s["adaptive"]
+        rigid = "" if a["rigid_mean_wait"] is None else f"; the {a['rigid_users']} rigid users' mean wait {a['rigid_mean_wait']:.0f} s"
+        turnaround = "none completed" if a["mean_turnaround"] is None else f"mean turn-around {a['mean_turnaround']:.0f} s"
+        print(f"# adaptive users ({config.moldable_policy}): {a['users']}, {turnaround}{rigid}")
     return EXIT_OK
 
 
@@ -286,6 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv[:1] == ["plot"]:
+        from sitesim.plot.cli import main as plot_main
+
+        return plot_main(argv[1:])
     if argv[:1] == ["fit"]:
         from sitesim.runs.fit import main as fit_main
 

@@ -22,6 +22,7 @@ have known answers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from attrs import define, field
@@ -139,7 +140,7 @@ class PopulationAnalysis:
         }
 
 
-def _mean(a: NDArray[np.generic]) -> float:
+def _mean(a: NDArray[Any]) -> float:
     return float(np.mean(a)) if a.size else float("nan")
 
 

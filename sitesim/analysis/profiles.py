@@ -91,11 +91,12 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         )
     fit = logistic_fit(pa.batch_response, pa.batch_slowdown, pa.batch_continued)
     by_slowdown = continuation_curve(pa.batch_slowdown, pa.batch_continued, SLOWDOWN_EDGES)
-    measured = {k: _num(v) for k, v in pa.signatures().items()}
+    measured: dict[str, Any] = {k: _num(v) for k, v in pa.signatures().items()}
     measured["duration_days"] = _num(pa.duration / 86400)
     measured["arrival_rate_per_week"] = _num(pa.arrival_rate())
     measured["median_span_days"] = _num(float(np.median(pa.spans)) / 86400)
-    measured["median_session_gap_hours"] = _num(float(np.median(pa.session_gaps)) / 3600 if pa.session_gaps.size else float("nan"))
+    gaps = pa.session_gaps
+    measured["median_session_gap_hours"] = _num(float(np.median(gaps)) / 3600 if gaps.size else float("nan"))
     measured["hourly_submissions"] = [int(v) for v in pa.submissions.hourly]
     return {
         "format": FORMAT,

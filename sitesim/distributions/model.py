@@ -1,8 +1,8 @@
 """The empirical site model: load ``empirical/<name>.json`` for the simulator.
 
 Directory resolution (first that applies): the ``directory`` argument, the
-``SITESIM_EMPIRICAL`` environment variable, the repository's top-level
-``empirical/`` (``Path(sitesim.__file__).parent.parent / "empirical"``).
+``SITESIM_EMPIRICAL`` environment variable, the tables shipped with the package (the
+repository's top-level ``empirical/``, carried by the wheel; sitesim/resources.py).
 
 Job sizes are stored as measured on the source machine (128, 338 or 100 nodes);
 :meth:`EmpiricalModel.size_for_machine` maps them onto the simulated machine by one of
@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from attrs import define, evolve, field
 
-import sitesim
 from sitesim.distributions.empirical import (
     Distribution,
     SAMPLER_BLOCK,
@@ -33,8 +33,9 @@ from sitesim.distributions.empirical import (
     make_sampler,
 )
 from sitesim.errors import InputError
+from sitesim.resources import ENV, data_directory
 
-ENV_VAR = "SITESIM_EMPIRICAL"
+ENV_VAR = ENV["empirical"]
 FORMAT = "sitesim-empirical"
 
 #: Distribution fields of a model, in table order.
@@ -223,23 +224,25 @@ class EmpiricalModel:
         )
 
 
-def empirical_directory(directory: str | os.PathLike[str] | None = None) -> Path:
-    """Where the tables are: argument, else ``$SITESIM_EMPIRICAL``, else the repo's."""
-    if directory is not None:
+Directory = str | os.PathLike[str] | Traversable
+
+
+def empirical_directory(directory: Directory | None = None) -> Traversable:
+    """Where the tables are: argument, else ``$SITESIM_EMPIRICAL``, else the shipped ones."""
+    if directory is None:
+        return data_directory("empirical")
+    if isinstance(directory, (str, os.PathLike)):
         return Path(directory)
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env)
-    return Path(sitesim.__file__).resolve().parent.parent / "empirical"
+    return directory
 
 
-def known_models(directory: str | os.PathLike[str] | None = None) -> list[str]:
+def known_models(directory: Directory | None = None) -> list[str]:
     """Names of the tables available in the resolved directory."""
     d = empirical_directory(directory)
-    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
+    return sorted(p.name.removesuffix(".json") for p in d.iterdir() if p.name.endswith(".json")) if d.is_dir() else []
 
 
-def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | None = None) -> EmpiricalModel:
+def load_empirical(name: str = "combined", directory: Directory | None = None) -> EmpiricalModel:
     """Load the empirical model ``name`` (e.g. combined, SDSC-SP2, CTC-SP2, KTH-SP2).
 
     A name ending in ``.json`` is the path of a table file (a fitted site's).
@@ -255,10 +258,11 @@ def load_empirical(name: str = "combined", directory: str | os.PathLike[str] | N
     if not path.is_file():
         known = ", ".join(known_models(d)) or "none"
         raise InputError(f"unknown empirical model {name!r} (known: {known})", path=str(d))
-    return _load_table(path)
+    return _load_table(path, d)
 
 
-def _load_table(path: Path) -> EmpiricalModel:
+def _load_table(path: Path | Traversable, directory: Traversable | None = None) -> EmpiricalModel:
+    """One table file; ``directory`` (default: the file's) holds its per-trace tables."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -268,7 +272,7 @@ def _load_table(path: Path) -> EmpiricalModel:
     model = EmpiricalModel.from_dict(data, where=str(path))
     # A pooled table carries its per-trace tables along when they are present.
     names = [str(src.get("name")) for src in model.provenance.get("sources", [])]
-    d = path.parent
+    d = directory if directory is not None else Path(str(path)).parent
     if names and names != [model.name] and all((d / f"{n}.json").is_file() for n in names):
         model.sources = tuple(load_empirical(n, d) for n in names)
     return model

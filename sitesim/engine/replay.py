@@ -9,7 +9,7 @@ records become jobs, which are refused, and how load scaling moves them:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -70,6 +70,7 @@ class TraceReplay:
         load_factor: float = 1.0,
         rng: np.random.Generator | None = None,
         failures: bool = True,
+        shaper: Callable[[Job], Job] | None = None,
     ) -> None:
         if not (load_factor > 0 and math.isfinite(load_factor) and math.isfinite(1.0 / load_factor)):
             raise InputError(
@@ -82,6 +83,9 @@ class TraceReplay:
         self.load_factor = load_factor
         self.rng = rng
         self.failures = failures
+        #: Called on each job at its submission instant (moldable replacement,
+        #: docs/moldable.md): what it returns is submitted.
+        self.shaper = shaper
         self.counts = ReplayCounts()
         self.first_submit: int | None = None
         self._scale = 1.0 / load_factor
@@ -173,6 +177,8 @@ class TraceReplay:
 
     def _submit(self, event: At) -> None:
         job: Job = event.payload
+        if self.shaper is not None:
+            job = self.shaper(job)
         self.site.submit(job)
         self.counts.submitted += 1
         self._schedule_next()

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 
 from attrs import define, evolve
 
-from sitesim.experiments.prediction import Prediction, prediction_experiment
+from sitesim.experiments.prediction import METRICS, Prediction, prediction_experiment
+from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import SiteConfig, run_site
 from sitesim.sweep.aggregate import mean_ci
 
@@ -172,11 +175,12 @@ class SiteComparison:
         return Estimate.of([p.source["offered_load"] for p in self.predictions if p.trace_scheduler == source])
 
 
-def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[int]) -> SiteComparison:
+def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[int],
+                 keep_traces: Path | None = None) -> SiteComparison:
     """Tables 2-4 of ``config`` over ``seeds`` (FCFS and EASY site-level runs, replays)."""
     predictions = prediction_experiment(
         seeds=seeds, site=config, users=config.users, nodes=config.nodes,
-        duration=config.duration or 0, estimates=config.estimates,
+        duration=config.duration or 0, estimates=config.estimates, keep_traces=keep_traces,
     )
     own: dict[str, list[Measures]] = {"fcfs": [], "easy": []}
     for p in predictions:
@@ -187,6 +191,27 @@ def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[
     return SiteComparison(name, config, own["fcfs"], own["easy"], predictions)
 
 
+def replayed_at_load(site: SiteComparison, traces: Path, source: str, evaluated: str,
+                     offered_load: float) -> list[Prediction]:
+    """``source``'s kept traces replayed under ``evaluated`` at ``offered_load`` (load
+    scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
+
+    Measures how much of a prediction error comes from the trace's load alone: the
+    conventional replay's error grows steeply as the offered load nears what the
+    evaluated scheduler can sustain.
+    """
+    out = []
+    for p in site.predictions:
+        if p.trace_scheduler != source:
+            continue
+        factor = offered_load / p.source["offered_load"]
+        replay = run_replay(ReplayConfig(trace=str(traces / f"{source}-{p.seed}" / "trace.swf"),
+                                         scheduler=evaluated, estimates="trace", load_factor=factor))
+        conventional = {k: float(replay.summary[k]) for k in (*METRICS, "offered_load")}
+        out.append(evolve(p, conventional=conventional))
+    return out
+
+
 @define(slots=True, frozen=True)
 class Variant:
     """One modelling choice changed: a label, the site-config changes, and optionally
@@ -194,7 +219,7 @@ class Variant:
 
     label: str
     changes: dict[str, object]
-    tables: Callable[[], object] | None = None
+    tables: Callable[[], AbstractContextManager[object]] | None = None
 
 
 def sensitivity(runs: SiteRuns, site: SiteConfig, variants: Sequence[Variant], seeds: Sequence[int]
@@ -206,7 +231,7 @@ def sensitivity(runs: SiteRuns, site: SiteConfig, variants: Sequence[Variant], s
         if v.tables is None:
             out[v.label] = {s: runs.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
             continue
-        with v.tables():  # type: ignore[attr-defined]
+        with v.tables():
             fresh = SiteRuns()  # other tables: never mix these runs with the shipped ones
             out[v.label] = {s: fresh.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
     return out

@@ -66,25 +66,27 @@ def prediction_experiment(
     nodes: int = 128,
     estimates: str = "exact",
     site: SiteConfig | None = None,
+    keep_traces: Path | None = None,
 ) -> list[Prediction]:
     """Both directions for every seed: [under(seed0), over(seed0), under(seed1), ...].
 
     ``site`` gives every other setting of the site-level runs (default: the defaults,
-    i.e. the paper site).
+    i.e. the paper site). With ``keep_traces``, the site-level runs are written to
+    ``keep_traces/SCHEDULER-SEED/`` and kept.
     """
     base = site if site is not None else SiteConfig()
     out: list[Prediction] = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
-            site: dict[str, dict[str, float]] = {}
+            site_runs: dict[str, dict[str, float]] = {}
             trace: dict[str, Path] = {}
             for scheduler in (high, low):
-                where = Path(tmp) / f"{scheduler}-{seed}"
+                where = Path(keep_traces or tmp) / f"{scheduler}-{seed}"
                 config = evolve(
                     base, users=users, scheduler=scheduler, duration=duration, seed=seed,
                     nodes=nodes, estimates=estimates,
                 )
-                site[scheduler] = _pick(run_site(config, out=where).summary)
+                site_runs[scheduler] = _pick(run_site(config, out=where).summary)
                 trace[scheduler] = where / "trace.swf"
             for source, evaluated in ((high, low), (low, high)):
                 replay = run_replay(
@@ -95,9 +97,9 @@ def prediction_experiment(
                         trace_scheduler=source,
                         evaluated=evaluated,
                         seed=seed,
-                        source=site[source],
+                        source=site_runs[source],
                         conventional=_pick(replay.summary),
-                        site_level=site[evaluated],
+                        site_level=site_runs[evaluated],
                     )
                 )
     return out

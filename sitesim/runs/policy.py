@@ -14,6 +14,7 @@ input errors naming the file and the key.
 from __future__ import annotations
 
 import tomllib
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,14 @@ _PARTITION_KEYS: dict[str, tuple[type, bool]] = {
 }
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file's tables; unreadable or invalid files are input errors naming it."""
+def read_toml(path: str | Path | Traversable) -> dict[str, Any]:
+    """A TOML file's tables; unreadable or invalid files are input errors naming it.
+
+    ``path`` may also be a shipped file (:mod:`sitesim.resources`)."""
     where = str(path)
+    file = Path(path) if isinstance(path, str) else path
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read site file: {exc.strerror or exc}", path=where) from None
     except UnicodeDecodeError as exc:
@@ -143,6 +147,14 @@ def policy_help() -> str:
     entries = {n: c.summary for n, c in available().items()}
     entries[PARTITIONED] = PartitionedScheduler.summary
     return "; ".join(f"{n}: {entries[n]}" for n in sorted(entries))
+
+
+def check_machine(scheduler: Scheduler, nodes: int) -> None:
+    """A ready-made scheduler must plan for the machine it is given."""
+    if scheduler.nodes != nodes:
+        raise InputError(
+            f"the scheduler plans for {scheduler.nodes} nodes, the machine has {nodes}", field="--nodes"
+        )
 
 
 def build_scheduler(scheduler: str, nodes: int, partitions: tuple[PartitionSpec, ...] = ()) -> Scheduler:

@@ -17,9 +17,11 @@ from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
+from sitesim.moldable.replace import MoldableSpec, Replacement
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
-from sitesim.runs.policy import build_scheduler, check_policy, partitioned_nodes
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy, partitioned_nodes
+from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
 from sitesim.users.feedback import FeedbackReplay
 from sitesim.users.recorded import SESSION_STARTS
@@ -52,6 +54,8 @@ class ReplayConfig:
     #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
     #: what session starts are anchored to, one of ``SESSION_STARTS``.
     feedback: str | None = None
+    #: Jobs replaced by moldable ones and how they are sized (docs/moldable.md).
+    moldable: MoldableSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.failures not in FAILURE_MODES:
@@ -63,6 +67,8 @@ class ReplayConfig:
         if self.feedback is not None and self.feedback not in SESSION_STARTS:
             known = ", ".join(SESSION_STARTS)
             raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
+        if self.feedback is not None and self.moldable is not None:
+            raise InputError("moldable replacement replays the open model; drop --feedback", field="--moldable")
 
 
 @define(slots=True)
@@ -79,6 +85,8 @@ class ReplayResult:
     #: ``TraceReplay.report``): ``partitions`` (docs/partitions.md), ``trial_runs``
     #: (docs/trial-runs.md), ``feedback`` (docs/feedback-replay.md), ...
     report: dict[str, Any] = field(factory=dict)
+    #: The replaced jobs (docs/moldable.md); None without ``config.moldable``.
+    replacement: Replacement | None = field(default=None, repr=False)
 
     @property
     def partitions(self) -> dict[str, Any]:
@@ -137,12 +145,14 @@ def _job_source(
     reader: SwfReader,
     estimates: EstimateModel,
     rng: np.random.Generator | None,
+    shaper: Replacement | None = None,
 ) -> TraceReplay:
     """The open-model replay, or with ``config.feedback`` the closed-loop one."""
     failures = config.failures == "trace"
     if config.feedback is None:
         return TraceReplay(
-            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures
+            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
+            shaper=shaper,
         )
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
@@ -156,14 +166,18 @@ def run_replay(
     *,
     debug: bool = False,
     observers: Iterable[object] = (),
+    scheduler: Scheduler | None = None,
+    estimates: EstimateModel | None = None,
 ) -> ReplayResult:
     """Replay ``config.trace``; with ``out``, write summary.json, stats.txt, schedule.swf.
 
     ``observers`` are attached to the site beside the run's own (any object with some
-    of ``on_submit``/``on_start``/``on_end``/``on_kill``). Output files appear only if
-    the whole run succeeds.
+    of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
+    ``estimates``: ready-made objects instead of the ones the config names (the Python
+    API's instances). Output files appear only if the whole run succeeds.
     """
-    estimates = make_estimates(config.estimates)
+    if estimates is None:
+        estimates = make_estimates(config.estimates)
     rng = np.random.default_rng(config.seed) if estimates.random else None
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
@@ -177,9 +191,12 @@ def run_replay(
             )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
-        scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+        if scheduler is None:
+            scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+        check_machine(scheduler, nodes)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
+        shaper = Replacement.for_site(config.moldable, run.site, config.seed) if config.moldable else None
         staged = None
         if out is not None:
             policy = label(config.partitions) if config.partitions else config.scheduler
@@ -192,7 +209,7 @@ def run_replay(
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
             staged = run.write_schedule(out, "schedule.swf", header, stack)
-        replay = _job_source(config, run.site, reader, estimates, rng)
+        replay = _job_source(config, run.site, reader, estimates, rng, shaper)
         replay.start()
         run.run()
         summary, report = run.close()
@@ -207,7 +224,8 @@ def run_replay(
             counts=attrs.asdict(replay.counts),
             metrics=run.metrics,
             violations=violations.summary(),
-            report={**replay.report(), **report},
+            report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
+            replacement=shaper,
         )
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())

@@ -20,14 +20,15 @@ scheduler ``partitioned``; a top-level ``scheduler`` beside them is an input err
 from __future__ import annotations
 
 import math
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-import sitesim
 from sitesim.distributions import SIZE_MAPPINGS
 from sitesim.errors import InputError
+from sitesim.resources import data_directory, shipped_names
 from sitesim.runs.policy import load_partitions, parse_partitions, read_toml
 from sitesim.runs.site import DAY, SiteConfig
 from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
@@ -51,18 +52,18 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def shipped_sites_directory() -> Path:
-    """Where the shipped site files are (the repository's top-level ``models/``)."""
-    return Path(sitesim.__file__).resolve().parent.parent / "models"
+def shipped_sites_directory() -> Traversable:
+    """Where the shipped site files are: the repository's top-level ``models/``, carried
+    by the wheel, or ``$SITESIM_MODELS`` (sitesim/resources.py)."""
+    return data_directory("models")
 
 
 def shipped_sites() -> list[str]:
     """Names of the shipped sites."""
-    d = shipped_sites_directory()
-    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+    return shipped_names("models", ".toml")
 
 
-def site_path(site: str | Path) -> Path:
+def site_path(site: str | Path) -> Path | Traversable:
     """The file of ``site``: a bare name (no directory, no suffix) is a shipped site,
     anything else a path."""
     text = str(site)
@@ -75,10 +76,10 @@ def site_path(site: str | Path) -> Path:
     return path
 
 
-def load_site_file(site: str | Path) -> dict[str, Any]:
+def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
     """SiteConfig keyword arguments from a site file or shipped site name (see
     :func:`site_path`; ``description`` is ignored)."""
-    path = site_path(site)
+    path = site if isinstance(site, Traversable) and not isinstance(site, Path) else site_path(site)
     where = str(path)
     data = read_toml(path)
     data.pop("description", None)
@@ -118,7 +119,7 @@ def load_site_file(site: str | Path) -> dict[str, Any]:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
         elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
             # Table files sit beside the site file (what ``sitesim fit`` writes).
-            values[key] = str(Path(path).parent / str(value))
+            values[key] = str(Path(str(path)).parent / str(value))
         else:
             values[key] = value
     return values

@@ -51,6 +51,11 @@ class Scheduler(ABC):
     def job_ended(self, job: Job, now: int) -> None:
         """A running job ended (completed or killed) and its nodes are free again."""
 
+    @property
+    def spec(self) -> str:
+        """The ``-s`` spec that recreates this policy (its name, plus any argument)."""
+        return self.name
+
     @classmethod
     def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
         """Build from what follows ``NAME:`` in the spec (None if nothing does)."""
@@ -109,7 +114,7 @@ class Scheduler(ABC):
         """
 
 
-SCHEDULERS: Registry[type[Scheduler]] = Registry("scheduler", "--scheduler")
+SCHEDULERS: Registry[type[Scheduler]] = Registry("scheduler", "--scheduler", Scheduler)
 #: Class decorator: make a scheduler available under its ``name``.
 register = SCHEDULERS.register
 

@@ -67,7 +67,7 @@ class CommitPolicy(ABC):
         starts now. ``pool`` = idle nodes + nodes of jobs running past their trial."""
 
 
-BASES: Registry[type[CommitPolicy]] = Registry("timed-run base scheduler", "--scheduler")
+BASES: Registry[type[CommitPolicy]] = Registry("timed-run base scheduler", "--scheduler", CommitPolicy)
 register_base = BASES.register
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO
 
 from sitesim.errors import InputError
-from sitesim.sweep.grid import CONFIG_COLUMNS, format_cell
+from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, format_cell
 from sitesim.sweep.run import METRIC_COLUMNS
 from sitesim.sweep.store import read_rows, sort_key
 
@@ -42,19 +42,28 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     return mean, t_quantile(0.5 + confidence / 2, n - 1) * math.sqrt(var / n)
 
 
+def group_columns(header: Sequence[str]) -> tuple[str, ...]:
+    """The group columns of a sweep CSV: every config column but the seed, and the
+    optional ones (adaptive users) when it has them."""
+    return (*GROUP_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in header))
+
+
 def aggregate(
-    rows: Iterable[Row], metrics: Sequence[str] = METRIC_COLUMNS, confidence: float = 0.95
+    rows: Iterable[Row],
+    metrics: Sequence[str] = METRIC_COLUMNS,
+    confidence: float = 0.95,
+    groups_by: Sequence[str] = GROUP_COLUMNS,
 ) -> list[Row]:
     """One row per configuration: group cells, ``n``, then ``M_mean``, ``M_ci`` per metric."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
-        groups.setdefault(tuple(row[c] for c in GROUP_COLUMNS), []).append(row)
+        groups.setdefault(tuple(row[c] for c in groups_by), []).append(row)
     out = []
     for key in sorted(groups, key=sort_key):
         members = groups[key]
-        summary = dict(zip(GROUP_COLUMNS, key, strict=True))
+        summary = dict(zip(groups_by, key, strict=True))
         summary["n"] = str(len(members))
         for metric in metrics:
             values = [float(r[metric]) for r in members if r.get(metric, "") != ""]
@@ -68,8 +77,8 @@ def aggregate(
     return out
 
 
-def summary_columns(metrics: Sequence[str] = METRIC_COLUMNS) -> list[str]:
-    return [*GROUP_COLUMNS, "n", *(f"{m}_{s}" for m in metrics for s in ("mean", "ci"))]
+def summary_columns(metrics: Sequence[str] = METRIC_COLUMNS, groups_by: Sequence[str] = GROUP_COLUMNS) -> list[str]:
+    return [*groups_by, "n", *(f"{m}_{s}" for m in metrics for s in ("mean", "ci"))]
 
 
 def summarize_csv(
@@ -83,8 +92,9 @@ def summarize_csv(
     missing = [c for c in (*GROUP_COLUMNS, *metrics) if c not in header]
     if missing:
         raise InputError(f"not a sweep CSV: no column(s) {', '.join(missing)}", path=str(path))
-    summary = aggregate(rows, metrics, confidence)
-    writer = csv.DictWriter(out, summary_columns(metrics), lineterminator="\n")
+    groups_by = group_columns(header)
+    summary = aggregate(rows, metrics, confidence, groups_by)
+    writer = csv.DictWriter(out, summary_columns(metrics, groups_by), lineterminator="\n")
     writer.writeheader()
     writer.writerows(summary)
     return len(summary)

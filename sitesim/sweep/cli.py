@@ -54,6 +54,8 @@ GRID_FLAGS: tuple[tuple[str, Callable[[str], Any], str], ...] = (
     ("trace", str, "replay: SWF traces"),
     ("nodes", _nodes, "machine sizes (default 128; replay: 'trace' = the trace header's)"),
     ("duration", str, "site: simulated time, seconds or with s/m/h/d/w/y (default 1y)"),
+    ("adaptive", float, "site: shares of adaptive users, 0..1 (docs/moldable.md; default: not swept)"),
+    ("moldable_policy", str, "site, with --adaptive: how adaptive users size jobs (gas, static; default gas)"),
 )
 
 
@@ -100,12 +102,13 @@ def grid_spec(args: argparse.Namespace) -> dict[str, Any]:
 
 def _summarize(args: argparse.Namespace) -> int:
     from sitesim.sweep.aggregate import summarize_csv
-    from sitesim.sweep.run import METRIC_COLUMNS
+    from sitesim.sweep.run import ADAPTIVE_COLUMNS, METRIC_COLUMNS
 
+    known = (*METRIC_COLUMNS, *ADAPTIVE_COLUMNS)
     metrics = args.metrics or list(METRIC_COLUMNS)
-    unknown = sorted(set(metrics) - set(METRIC_COLUMNS))
+    unknown = sorted(set(metrics) - set(known))
     if unknown:
-        raise InputError(f"unknown metric(s) {', '.join(unknown)} (known: {', '.join(METRIC_COLUMNS)})",
+        raise InputError(f"unknown metric(s) {', '.join(unknown)} (known: {', '.join(known)})",
                          field="--metrics")
     if args.confidence is None:
         args.confidence = 0.95

@@ -34,6 +34,10 @@ CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
     "scheduler", "estimates", "nodes", "duration", "seed",
 )
+#: Config columns written only by sweeps that set them (adaptive users, docs/moldable.md),
+#: so every other sweep's CSV keeps its columns and keys. A row's key holds their cells
+#: only when non-empty.
+OPTIONAL_COLUMNS: tuple[str, ...] = ("adaptive", "moldable_policy")
 #: Estimate model when the grid names none: the paper's setting for each mode.
 DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
 
@@ -78,12 +82,19 @@ class Point:
     submittal: str | None = None
     workpool: str | None = None
     duration: int | None = None
+    #: Share of adaptive users and their request policy (site; None: not swept).
+    adaptive: float | None = None
+    moldable_policy: str | None = None
 
     def key(self) -> Key:
-        return tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
+        base = tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
+        extra = tuple(format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None)
+        return base + extra
 
     def cells(self) -> dict[str, str]:
-        return dict(zip(CONFIG_COLUMNS, self.key(), strict=True))
+        cells = {c: format_cell(getattr(self, c)) for c in CONFIG_COLUMNS}
+        cells.update({c: format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None})
+        return cells
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -92,17 +103,42 @@ def _tuple(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
+def _specs(kind: str, value: Any) -> tuple[Any, ...]:
+    """A column of component specs: classes become the spec that names them (registered
+    name, or ``module:Class`` that workers import; docs/api.md)."""
+    from sitesim.runs.components import spec_of
+
+    return tuple(v if v is None or isinstance(v, str) else spec_of(kind, v) for v in _tuple(value))
+
+
+def _schedulers(value: Any) -> tuple[Any, ...]:
+    return _specs("scheduler", value)
+
+
+def _estimates(value: Any) -> tuple[Any, ...]:
+    return _specs("estimates", value)
+
+
+def _submittals(value: Any) -> tuple[Any, ...]:
+    return _specs("submittal", value)
+
+
+def _workpools(value: Any) -> tuple[Any, ...]:
+    return _specs("workpool", value)
+
+
 @define(frozen=True, slots=True)
 class Grid:
     """Lists of values per parameter (a scalar is a one-value list); see the module doc."""
 
     mode: tuple[str, ...] = field(default=("site",), converter=_tuple)
     users: tuple[int, ...] = field(default=(10,), converter=_tuple)
-    submittal: tuple[str, ...] = field(default=("batch",), converter=_tuple)
-    workpool: tuple[str, ...] = field(default=("plain",), converter=_tuple)
-    scheduler: tuple[str, ...] = field(default=("fcfs",), converter=_tuple)
+    submittal: tuple[str, ...] = field(default=("batch",), converter=_submittals)
+    workpool: tuple[str, ...] = field(default=("plain",), converter=_workpools)
+    #: Specs; classes are turned into specs (a registered name, or ``module:Class``).
+    scheduler: tuple[str, ...] = field(default=("fcfs",), converter=_schedulers)
     #: None: the mode's default (exact for site, trace for replay).
-    estimates: tuple[str | None, ...] = field(default=(None,), converter=_tuple)
+    estimates: tuple[str | None, ...] = field(default=(None,), converter=_estimates)
     seed: tuple[int, ...] = field(default=(0,), converter=_tuple)
     #: Each base seed s becomes s, s+1, ..., s+replications-1.
     replications: int = 1
@@ -112,6 +148,10 @@ class Grid:
     nodes: tuple[int | None, ...] = field(default=(None,), converter=lambda v: _nodes(v))
     #: Seconds, or text such as "3d" (see :func:`parse_duration`).
     duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
+    #: Site: shares of adaptive users (docs/moldable.md); empty: not swept.
+    adaptive: tuple[float, ...] = field(default=(), converter=_tuple)
+    #: Site, with ``adaptive``: how adaptive users size their jobs (gas, static).
+    moldable_policy: tuple[str, ...] = field(default=("gas",), converter=_tuple)
 
     def seeds(self) -> tuple[int, ...]:
         r = self.replications
@@ -136,12 +176,15 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     estimates = tuple(e or DEFAULT_ESTIMATES[mode] for e in grid.estimates)
     if mode == "site":
         nodes = tuple(n or 128 for n in grid.nodes)
-        for users, sub, pool, sched, est, n, dur, seed in itertools.product(
+        adaptive: tuple[float | None, ...] = tuple(float(a) for a in grid.adaptive) or (None,)
+        policies: tuple[str | None, ...] = grid.moldable_policy if grid.adaptive else (None,)
+        for users, sub, pool, sched, est, n, dur, share, policy, seed in itertools.product(
             grid.users, grid.submittal, grid.workpool, grid.scheduler, estimates,
-            nodes, grid.duration, seeds,
+            nodes, grid.duration, adaptive, policies, seeds,
         ):
             yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
-                        users=users, submittal=sub, workpool=pool, duration=dur)
+                        users=users, submittal=sub, workpool=pool, duration=dur,
+                        adaptive=share, moldable_policy=policy)
     else:
         for trace, lf, sched, est, size, seed in itertools.product(
             grid.trace, grid.load_factor, grid.scheduler, estimates, grid.nodes, seeds,
@@ -180,7 +223,7 @@ def _check_types(grid: Grid) -> None:
 def _validate(grid: Grid) -> None:
     """Every value is checked before any run: a typo fails the sweep at once, not each
     of its runs later (docs/sweeps.md)."""
-    from sitesim.runs.policy import check_spec, policy_names
+    from sitesim.runs.policy import check_spec
     from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
     from sitesim.workload.estimates import make_estimates
 
@@ -201,12 +244,8 @@ def _validate(grid: Grid) -> None:
                     registry.get(value)
                 except InputError as exc:
                     raise InputError(exc.message, field=name) from None
-    known = policy_names()
     for name in grid.scheduler:
-        if name.partition(":")[0] not in known:
-            raise InputError(f"unknown scheduler {name!r} (known: {', '.join(known)})",
-                             field="scheduler")
-        check_spec(name)  # a bad argument, e.g. timed:cons
+        check_spec(name)  # unknown names, modules and bad arguments (e.g. timed:cons) fail here
     for spec in grid.estimates:
         if spec is None:
             continue
@@ -224,6 +263,14 @@ def _validate(grid: Grid) -> None:
     ):
         for value in values:
             check_range(name, value, 1, high, unit)
+    if any(not (not isinstance(a, bool) and isinstance(a, (int, float)) and 0 <= a <= 1) for a in grid.adaptive):
+        raise InputError(f"adaptive shares are fractions in [0, 1], got {list(grid.adaptive)}",
+                         field="adaptive")
+    if grid.adaptive:
+        from sitesim.moldable.gas import REQUEST_POLICIES
+
+        for policy in grid.moldable_policy:
+            REQUEST_POLICIES.get(policy)
     if any(not (lf > 0 and math.isfinite(lf)) for lf in grid.load_factor):
         raise InputError(f"load factors must be positive and finite, got {list(grid.load_factor)}",
                          field="load_factor")

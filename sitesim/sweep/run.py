@@ -7,10 +7,10 @@ picklable :class:`~sitesim.sweep.grid.Point`, and it imports the simulation lazi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sitesim.sweep.grid import CONFIG_COLUMNS, Point, format_cell
+from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Point, format_cell
 
 Row = dict[str, str]
 RunFunction = Callable[[Point], Row]
@@ -29,6 +29,17 @@ VIOLATION_COLUMNS: tuple[str, ...] = (
 )
 METRIC_COLUMNS: tuple[str, ...] = ("nodes_used", *SUMMARY_COLUMNS, *VIOLATION_COLUMNS)
 COLUMNS: tuple[str, ...] = (*CONFIG_COLUMNS, *METRIC_COLUMNS)
+#: Adaptive-user metrics (the run summary's ``adaptive`` block), in sweeps over them.
+ADAPTIVE_COLUMNS: tuple[str, ...] = (
+    "adaptive_mean_turnaround", "rigid_mean_wait", "rigid_mean_turnaround",
+)
+
+
+def columns_for(points: Iterable[Point]) -> tuple[str, ...]:
+    """The CSV columns of a sweep: :data:`COLUMNS`, plus the adaptive ones if it sets them."""
+    if any(p.adaptive is not None for p in points):
+        return (*CONFIG_COLUMNS, *OPTIONAL_COLUMNS, *METRIC_COLUMNS, *ADAPTIVE_COLUMNS)
+    return COLUMNS
 
 
 def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
@@ -41,6 +52,13 @@ def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
     for name in VIOLATION_COLUMNS:
         value = None if violations is None else violations.get(name.removeprefix("violations_"))
         row[name] = format_cell(value)
+    adaptive = summary.get("adaptive")
+    if point.adaptive is not None:
+        row["adaptive_mean_turnaround"] = format_cell(adaptive["mean_turnaround"] if adaptive else None)
+        row["rigid_mean_wait"] = format_cell(adaptive["rigid_mean_wait"] if adaptive else summary.get("mean_wait"))
+        row["rigid_mean_turnaround"] = format_cell(
+            adaptive["rigid_mean_turnaround"] if adaptive else summary.get("mean_response")
+        )
     return row
 
 
@@ -63,6 +81,7 @@ def run_point(point: Point) -> Row:
             users=point.users, submittal=point.submittal, workpool=point.workpool,
             scheduler=point.scheduler, estimates=point.estimates, nodes=point.nodes or 128,
             duration=point.duration, seed=point.seed,
+            adaptive=point.adaptive or 0.0, moldable_policy=point.moldable_policy or "gas",
         )
         result = run_site(config)
         return make_row(point, config.nodes, result.summary)

@@ -11,7 +11,7 @@ from attrs import define, evolve, field
 
 from sitesim.sweep.executors import make_executor
 from sitesim.sweep.grid import Grid, Key, Point
-from sitesim.sweep.run import COLUMNS, METRIC_COLUMNS, RunFunction, run_point
+from sitesim.sweep.run import METRIC_COLUMNS, RunFunction, columns_for, run_point
 from sitesim.sweep.store import CsvLock, CsvStore
 
 
@@ -67,7 +67,7 @@ def _run_locked(
     points: list[Point], csv_path: str | os.PathLike[str], executor: Any, *,
     jobs: int | None, run: RunFunction, progress: bool,
 ) -> SweepReport:
-    store = CsvStore(csv_path, COLUMNS, numeric=METRIC_COLUMNS)
+    store = CsvStore(csv_path, columns_for(points), numeric=METRIC_COLUMNS)
     todo = [p for p in points if p.key() not in store]
     report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged)
     bar = _progress(len(points), report.existing, enabled=progress)

@@ -27,14 +27,15 @@ from pathlib import Path
 from typing import IO
 
 from sitesim.errors import InputError
-from sitesim.sweep.grid import CONFIG_COLUMNS, Key
+from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Key
 from sitesim.workload.files import atomic_text_write
 
 Row = dict[str, str]
 
 
 def row_key(row: Row) -> Key:
-    return tuple(row[c] for c in CONFIG_COLUMNS)
+    """The config cells, then the non-empty optional ones (as :meth:`Point.key`)."""
+    return tuple(row[c] for c in CONFIG_COLUMNS) + tuple(row[c] for c in OPTIONAL_COLUMNS if row.get(c))
 
 
 def sort_key(key: Key) -> tuple[tuple[int, float, str], ...]:

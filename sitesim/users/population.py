@@ -149,7 +149,10 @@ def _pick(values: Sequence[Any], u: float) -> Any:
 class PopulationUser:
     """One simulated user following a shared :class:`Profile`."""
 
-    __slots__ = ("uid", "site", "population", "profile", "when", "what", "estimates", "est_rng", "max_jobs", "_program", "_left", "_current")
+    __slots__ = (
+        "uid", "site", "population", "profile", "when", "what", "estimates", "est_rng", "max_jobs",
+        "_program", "_left", "_current",
+    )
 
     def __init__(
         self,

@@ -20,8 +20,6 @@ import numpy as np
 from sitesim.distributions import EmpiricalModel
 from sitesim.registry import Registry
 
-SUBMITTAL_MODELS: Registry[type[SubmittalModel]] = Registry("submittal model", "--submittal")
-
 
 class SubmittalModel(ABC):
     """When a user submits: batch widths, gaps inside a batch, think times between batches."""
@@ -44,6 +42,9 @@ class SubmittalModel(ABC):
     @abstractmethod
     def think(self) -> int:
         """Seconds from the end of a batch's last job to the next batch."""
+
+
+SUBMITTAL_MODELS: Registry[type[SubmittalModel]] = Registry("submittal model", "--submittal", SubmittalModel)
 
 
 @SUBMITTAL_MODELS.register

@@ -17,8 +17,6 @@ from attrs import define
 from sitesim.distributions import EmpiricalModel, make_sampler
 from sitesim.registry import Registry
 
-WORKPOOL_MODELS: Registry[type[WorkpoolModel]] = Registry("workpool model", "--workpool")
-
 
 @define(slots=True, frozen=True)
 class WorkpoolJob:
@@ -48,6 +46,9 @@ class WorkpoolModel(ABC):
     @abstractmethod
     def next_job(self) -> WorkpoolJob:
         """The next job this user submits."""
+
+
+WORKPOOL_MODELS: Registry[type[WorkpoolModel]] = Registry("workpool model", "--workpool", WorkpoolModel)
 
 
 @WORKPOOL_MODELS.register

@@ -45,7 +45,7 @@ class EstimateModel(ABC):
         """Estimate in whole seconds; ``requested`` is -1 when unknown."""
 
 
-ESTIMATE_MODELS: Registry[type[EstimateModel]] = Registry("estimate model", "--estimates")
+ESTIMATE_MODELS: Registry[type[EstimateModel]] = Registry("estimate model", "--estimates", EstimateModel)
 #: Class decorator: make an estimate model available under its ``name``.
 register_estimates = ESTIMATE_MODELS.register
 

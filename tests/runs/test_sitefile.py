@@ -35,6 +35,9 @@ def test_command_line_overrides_the_site_file() -> None:
         ("userz = 3\n", "userz: unknown key"),
         ('users = "ten"\n', "users: wrong type str"),
         ("users = \n", "invalid TOML"),
+        ('size_mapping = "stretch"\n', "size_mapping: unknown size mapping 'stretch'"),
+        ("runtime_scale = 0\n", "runtime_scale: must be a positive finite number"),
+        ("runtime_scale = nan\n", "runtime_scale: must be a positive finite number"),
     ],
 )
 def test_bad_site_files_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
@@ -128,19 +131,6 @@ def test_runtime_scale_one_gives_the_measured_site_exactly(tmp_path: Path) -> No
     measured = (tmp_path / "measured" / "trace.swf").read_bytes()
     assert (tmp_path / "one" / "trace.swf").read_bytes() == measured
     assert (tmp_path / "paper" / "trace.swf").read_bytes() != measured
-
-
-@pytest.mark.parametrize(("text", "expected"), [
-    ('size_mapping = "stretch"\n', "size_mapping: unknown size mapping 'stretch'"),
-    ("runtime_scale = 0\n", "runtime_scale: must be a positive finite number"),
-    ("runtime_scale = nan\n", "runtime_scale: must be a positive finite number"),
-])
-def test_bad_calibration_keys_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
-    path = tmp_path / "site.toml"
-    path.write_text(text)
-    with pytest.raises(InputError) as info:
-        load_site_file(path)
-    assert str(path) in str(info.value) and expected in str(info.value)
 
 
 def test_site_by_name_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:

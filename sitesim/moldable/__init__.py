@@ -1,0 +1,1 @@
+"""Moldable jobs, application schedulers (Gas, static) and their experiments (docs/moldable.md)."""
