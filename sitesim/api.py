@@ -78,6 +78,7 @@ def simulate(
     observers: Iterable[object] = (),
     out: str | Path | None = None,
     debug: bool = False,
+    progress: bool | None = None,
     **settings: Any,
 ) -> Result:
     """A site-level run (the command line without ``-c``); ``settings`` are further
@@ -108,7 +109,7 @@ def simulate(
     table = JobTable()
     result = run_site(
         config, Path(out) if out is not None else None, debug=debug,
-        observers=[table, *observers], scheduler=sched, estimates=est,
+        observers=[table, *observers], scheduler=sched, estimates=est, progress=progress,
     )
     return Result(_as_written(result.document()), table.array())
 
@@ -128,6 +129,7 @@ def replay(
     observers: Iterable[object] = (),
     out: str | Path | None = None,
     debug: bool = False,
+    progress: bool | None = None,
 ) -> Result:
     """A replay of an SWF trace (the command line's ``-c``)."""
     parts = _partitions(partitions)
@@ -148,7 +150,7 @@ def replay(
     table = JobTable()
     result = run_replay(
         config, Path(out) if out is not None else None, debug=debug,
-        observers=[table, *observers], scheduler=sched, estimates=est,
+        observers=[table, *observers], scheduler=sched, estimates=est, progress=progress,
     )
     return Result(_as_written(result.document()), table.array())
 

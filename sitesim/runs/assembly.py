@@ -23,6 +23,7 @@ from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.outdir import OutputDir
+from sitesim.runs.progress import run_with_progress, wanted
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.schedule import ScheduleWriter
@@ -63,9 +64,13 @@ class RunAssembly:
         self.site.observe(self.writer)
         return staged
 
-    def run(self, until: int | None = None) -> None:
-        """Simulate until ``until`` (None: until no event is left)."""
-        self.env.run(until=until)
+    def run(self, until: int | None = None, *, progress: bool | None = None) -> None:
+        """Simulate until ``until`` (None: until no event is left), with a progress bar
+        on simulated time if ``progress`` (None: only when stderr is a terminal)."""
+        if wanted(progress):
+            run_with_progress(self.env, until)
+        else:
+            self.env.run(until=until)
 
     def close(self, end: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """End the observation window at ``end`` (default: the last completion), flush

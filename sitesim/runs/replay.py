@@ -168,13 +168,15 @@ def run_replay(
     observers: Iterable[object] = (),
     scheduler: Scheduler | None = None,
     estimates: EstimateModel | None = None,
+    progress: bool | None = None,
 ) -> ReplayResult:
     """Replay ``config.trace``; with ``out``, write summary.json, stats.txt, schedule.swf.
 
     ``observers`` are attached to the site beside the run's own (any object with some
     of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
     ``estimates``: ready-made objects instead of the ones the config names (the Python
-    API's instances). Output files appear only if the whole run succeeds.
+    API's instances; ``progress``: a bar on simulated time, by default only when stderr
+    is a terminal). Output files appear only if the whole run succeeds.
     """
     if estimates is None:
         estimates = make_estimates(config.estimates)
@@ -211,7 +213,7 @@ def run_replay(
             staged = run.write_schedule(out, "schedule.swf", header, stack)
         replay = _job_source(config, run.site, reader, estimates, rng, shaper)
         replay.start()
-        run.run()
+        run.run(progress=progress)
         summary, report = run.close()
         if replay.counts.submitted == 0:
             raise InputError(_nothing_replayed(replay.counts), path=config.trace)

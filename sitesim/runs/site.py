@@ -195,13 +195,15 @@ def run_site(
     observers: Iterable[object] = (),
     scheduler: Scheduler | None = None,
     estimates: EstimateModel | None = None,
+    progress: bool | None = None,
 ) -> SiteResult:
     """Simulate ``config.users`` users on the site; with ``out``, write the result files.
 
     ``observers`` are attached to the site beside the run's own (any object with some
     of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
     ``estimates``: ready-made objects to use instead of building the ones the config
-    names (the Python API's instances; the config still records their specs).
+    names (the Python API's instances; ``progress``: a bar on simulated time, by default only when stderr
+    is a terminal; the config still records their specs).
     """
     tables = load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
     submittal_cls = SUBMITTAL_MODELS.get(config.submittal)
@@ -245,7 +247,7 @@ def run_site(
         staged = None
         if out is not None:
             staged = run.write_schedule(out, "trace.swf", trace_header(config, clock), stack)
-        run.run(until=config.duration)
+        run.run(until=config.duration, progress=progress)
         summary, report = run.close(end=config.duration)
         summary["mean_work"] = run.metrics.system.offered_work / site.submitted if site.submitted else 0.0
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
