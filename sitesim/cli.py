@@ -294,7 +294,7 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     for key, value in from_flags.items():
         if overrides.get(key) is None:
             overrides[key] = value
-    origin = site_path(args.site) if args.site is not None else None
+    origin = str(site_path(args.site)) if args.site is not None else None
     config = site_config(base, overrides, origin=origin)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
