@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
+from sitesim.limits import MAX_SECONDS, years
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
@@ -43,6 +44,10 @@ _positive_float = _checked(
     float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
 )
 _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
+_days = _checked(
+    float, lambda v: 0 < v <= MAX_SECONDS / 86_400, "a number",
+    f"must be a positive number of days, at most {MAX_SECONDS // 86_400} ({years(MAX_SECONDS)})",
+)
 _fraction = _checked(
     float, lambda v: 0 <= v <= 1 and math.isfinite(v), "a number", "must be a fraction in [0, 1]"
 )
@@ -148,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         " partitions) or a site file; other options override it (docs/fidelity.md)",
     )
     parser.add_argument(
-        "--duration", type=_positive_float, metavar="DAYS",
+        "--duration", type=_days, metavar="DAYS",
         help="site-level: simulated days (default 365; unlimited with --jobs alone)",
     )
     parser.add_argument(
@@ -246,7 +251,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.site import DAY, run_site
-    from sitesim.runs.sitefile import load_site_file, site_config
+    from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
     if (
         args.load_factor != 1.0 or args.skip_malformed or args.failures is not None
@@ -258,14 +263,21 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     if args.moldable is not None or args.moldable_table is not None or args.slice_days is not None:
         parser.error("--moldable, --moldable-table and --slice-days apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
-    if args.partitions is not None:
+    from_flags: dict[str, Any] = {}
+    if args.partitions is not None:  # replaces the site file's partitions or scheduler
         from sitesim.runs.policy import load_partitions
         from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
-        base["partitions"] = load_partitions(args.partitions)
-        base["scheduler"] = PARTITIONED
-        base["nodes"] = total_nodes(base["partitions"])
-    overrides = {
+        from_flags["partitions"] = load_partitions(args.partitions)
+        from_flags["scheduler"] = PARTITIONED
+        from_flags["nodes"] = total_nodes(from_flags["partitions"])
+    elif args.scheduler is not None and "nodes" not in base:
+        from sitesim.runs.policy import partitioned_nodes
+
+        declared = partitioned_nodes(args.scheduler)  # -s partitioned:FILE, as --partitions FILE
+        if declared is not None:
+            from_flags["nodes"] = declared
+    overrides: dict[str, Any] = {
         "users": args.users,
         "submittal": args.submittal,
         "workpool": args.workpool,
@@ -282,7 +294,11 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         overrides["duration"] = round(args.duration * DAY)
     elif args.jobs is not None and "duration" not in base:
         base["duration"] = None
-    config = site_config(base, overrides)
+    for key, value in from_flags.items():
+        if overrides.get(key) is None:
+            overrides[key] = value
+    origin = str(site_path(args.site)) if args.site is not None else None
+    config = site_config(base, overrides, origin=origin)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started

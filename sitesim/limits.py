@@ -7,6 +7,8 @@ forever, exhausting memory or producing a load of 1e28 (docs/reliability.md).
 
 from __future__ import annotations
 
+from sitesim.errors import InputError
+
 #: Simulated users in a site-level run: each costs about 16 KB (docs/reliability.md),
 #: so a million users need ~16 GB before the first job.
 MAX_USERS = 1_000_000
@@ -25,3 +27,11 @@ MAX_REPLICATIONS = 10_000
 def years(seconds: int) -> str:
     """``136 years``: a limit in words for error messages."""
     return f"{seconds / (365 * 86_400):.0f} years"
+
+
+def check_range(name: str, value: object, low: int, high: int, unit: str) -> None:
+    """An input error naming ``name`` unless ``value`` is a whole number in low..high."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"must be a whole number, got {value!r}", field=name)
+    if not low <= value <= high:
+        raise InputError(f"must be in {low}..{high} {unit}, got {value}", field=name)

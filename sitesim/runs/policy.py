@@ -48,6 +48,8 @@ def read_toml(path: str | Path | Traversable) -> dict[str, Any]:
         return tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read site file: {exc.strerror or exc}", path=where) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=where) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML: {exc}", path=where) from None
 
@@ -96,6 +98,13 @@ def _partition_file(spec: str) -> str | None:
     if not arg:
         raise InputError(f"scheduler {PARTITIONED!r} needs a file: -s {PARTITIONED}:FILE", field="--scheduler")
     return arg
+
+
+def partitioned_nodes(scheduler: str) -> int | None:
+    """The machine size a ``partitioned:FILE`` policy declares (its partitions' total),
+    as ``--partitions FILE`` does; None for any other policy."""
+    path = _partition_file(scheduler)
+    return None if path is None else total_nodes(load_partitions(path))
 
 
 def check_policy(scheduler: str, partitions: tuple[PartitionSpec, ...]) -> None:

@@ -13,12 +13,13 @@ from attrs import define, field
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.moldable.replace import MoldableSpec, Replacement
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
-from sitesim.runs.policy import build_scheduler, check_machine, check_policy
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy, partitioned_nodes
 from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
 from sitesim.workload.estimates import EstimateModel, make_estimates
@@ -61,13 +62,14 @@ class ReplayConfig:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
         check_policy(self.scheduler, self.partitions)
+        if self.nodes is not None:
+            check_range("--nodes", self.nodes, 1, MAX_NODES, "nodes")
         if self.feedback is not None:
             from sitesim.users.recorded import SESSION_STARTS
 
-            if self.feedback in SESSION_STARTS:
-                return
-            known = ", ".join(SESSION_STARTS)
-            raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
+            if self.feedback not in SESSION_STARTS:
+                known = ", ".join(SESSION_STARTS)
+                raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
         if self.feedback is not None and self.moldable is not None:
             raise InputError("moldable replacement replays the open model; drop --feedback", field="--moldable")
 
@@ -193,7 +195,11 @@ def run_replay(
         if config.partitions:
             nodes = config.nodes or total_nodes(config.partitions)
         else:
-            nodes = config.nodes or reader.header.machine_size() or DEFAULT_NODES
+            # A partitioned:FILE policy declares its machine like --partitions FILE does.
+            nodes = (
+                config.nodes or partitioned_nodes(config.scheduler)
+                or reader.header.machine_size() or DEFAULT_NODES
+            )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
         if scheduler is None:

@@ -27,6 +27,7 @@ from attrs import define, field
 from sitesim import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
 from sitesim.errors import InputError
+from sitesim.limits import MAX_JOBS, MAX_NODES, MAX_SECONDS, MAX_USERS, check_range, years
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
@@ -38,7 +39,7 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_machine, check_policy
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy, check_spec
 from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
 from sitesim.moldable.gas import REQUEST_POLICIES
@@ -87,26 +88,39 @@ class SiteConfig:
     moldable_policy: str = "gas"
 
     def __attrs_post_init__(self) -> None:
+        """Check every value before a run; errors name the field (``users``, ...), and
+        :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
+        key the value came from."""
         check_policy(self.scheduler, self.partitions)
         if self.partitions and self.nodes != (total := total_nodes(self.partitions)):
             raise InputError(
-                f"machine size {self.nodes} differs from the partitions' total {total}", field="--nodes"
+                f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
             )
-        if self.users < 1:
-            raise InputError(f"need at least one user, got {self.users}", field="--users")
+        check_range("users", self.users, 1, MAX_USERS, "users")
         if self.population is not None and (self.submittal, self.workpool) != ("batch", "plain"):
             raise InputError(
                 "a fitted population brings its users' own submittal and workpool behaviour",
-                field="--submittal" if self.submittal != "batch" else "--workpool",
+                field="submittal" if self.submittal != "batch" else "workpool",
             )
-        if self.nodes < 1:
-            raise InputError(f"machine size must be positive, got {self.nodes}", field="--nodes")
+        check_range("nodes", self.nodes, 1, MAX_NODES, "nodes")
         if self.duration is None and self.max_jobs is None:
-            raise InputError("a run needs a duration, a job limit, or both", field="--duration")
-        if self.duration is not None and self.duration < 1:
-            raise InputError(f"duration must be positive, got {self.duration}", field="--duration")
-        if self.max_jobs is not None and self.max_jobs < 1:
-            raise InputError(f"job limit must be positive, got {self.max_jobs}", field="--jobs")
+            raise InputError("a run needs a duration, a job limit, or both", field="duration")
+        if self.duration is not None:
+            check_range("duration", self.duration, 1, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})")
+        if self.max_jobs is not None:
+            check_range("max_jobs", self.max_jobs, 1, MAX_JOBS, "jobs")
+        if self.seed < 0:
+            raise InputError(f"seeds are non-negative, got {self.seed}", field="seed")
+        # Names, so that a typo fails before the run (and in a sweep, before any run).
+        if self.population is None:
+            SUBMITTAL_MODELS.get(self.submittal)
+            WORKPOOL_MODELS.get(self.workpool)
+        if make_estimates(self.estimates).needs_trace:
+            raise InputError(
+                f"estimate model {self.estimates!r} needs a trace; use it with -c", field="estimates"
+            )
+        if not self.partitions:
+            check_spec(self.scheduler)
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
@@ -196,7 +210,7 @@ def run_site(
     workpool_cls = WORKPOOL_MODELS.get(config.workpool)
     if estimates is None:
         estimates = make_estimates(config.estimates)
-    if estimates.needs_trace:
+    if estimates.needs_trace:  # a model passed in (SiteConfig refuses such names)
         raise InputError(
             f"estimate model {config.estimates!r} needs a trace; use it with -c", field="--estimates"
         )

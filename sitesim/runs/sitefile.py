@@ -125,10 +125,38 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
     return values
 
 
-def site_config(base: dict[str, Any], overrides: dict[str, Any]) -> SiteConfig:
-    """A SiteConfig from a site file's values with command-line ``overrides`` on top."""
-    merged = {**base, **{k: v for k, v in overrides.items() if v is not None}}
+#: The command-line flag that sets each SiteConfig field (errors about a value given on
+#: the command line name the flag).
+FLAGS: dict[str, str] = {
+    "users": "--users", "submittal": "--submittal", "workpool": "--workpool",
+    "scheduler": "--scheduler", "estimates": "--estimates", "nodes": "--nodes",
+    "duration": "--duration", "max_jobs": "--jobs", "seed": "--seed",
+    "empirical": "--empirical", "partitions": "--partitions", "population": "--site",
+}
+#: Site-file keys whose name differs from the SiteConfig field they set.
+_KEYS: dict[str, str] = {"duration": "duration_days"}
+_FIELD_OF_FLAG = {flag: name for name, flag in FLAGS.items()}
+
+
+def site_config(
+    base: dict[str, Any], overrides: dict[str, Any], *, origin: str | Path | None = None
+) -> SiteConfig:
+    """A SiteConfig from a site file's values (``base``, read from ``origin``) with
+    command-line ``overrides`` on top.
+
+    An invalid value is reported where it was given: ``FILE: users: ...`` for a value
+    from the site file, ``--users: ...`` for one from the command line, so an error
+    never blames a flag the user did not type.
+    """
+    given = {k: v for k, v in overrides.items() if v is not None}
+    merged = {**base, **given}
     unknown = set(merged) - {f.name for f in attrs.fields(SiteConfig)}
     if unknown:
         raise InputError(f"unknown site setting(s): {', '.join(sorted(unknown))}")
-    return SiteConfig(**merged)
+    try:
+        return SiteConfig(**merged)
+    except InputError as exc:
+        name = _FIELD_OF_FLAG.get(exc.field or "", exc.field or "")
+        if name not in given and name in base and origin is not None:
+            raise InputError(exc.message, path=str(origin), field=_KEYS.get(name, name)) from None
+        raise InputError(exc.message, path=exc.path, line=exc.line, field=FLAGS.get(name, exc.field)) from None

@@ -80,11 +80,27 @@ def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise InputError(f"duplicate partition name(s): {', '.join(duplicates)}", field="partitions")
+    for j, later in enumerate(specs):
+        for earlier in specs[:j]:
+            if shadows(earlier, later):
+                raise InputError(
+                    f"partition {later.name!r} can never receive a job: partition"
+                    f" {earlier.name!r} comes first and admits every job it would"
+                    " (jobs go to the first partition that admits them)",
+                    field="partitions",
+                )
     for p in specs:
         if p.scheduler.partition(":")[0] == PARTITIONED:
             raise InputError(f"partition {p.name!r} cannot itself be partitioned", field="scheduler")
         make_scheduler(p.scheduler, p.nodes)  # unknown policy names fail here, before a run
     return specs
+
+
+def shadows(earlier: PartitionSpec, later: PartitionSpec) -> bool:
+    """Whether ``earlier`` admits every job ``later`` admits (so ``later`` gets none)."""
+    size = lambda p: p.nodes if p.max_size is None else p.max_size  # noqa: E731
+    estimate = lambda p: float("inf") if p.max_estimate is None else p.max_estimate  # noqa: E731
+    return size(earlier) >= size(later) and estimate(earlier) >= estimate(later)
 
 
 def total_nodes(partitions: Iterable[PartitionSpec]) -> int:

@@ -23,9 +23,14 @@ from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
 
 
 def _list(convert: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """A comma-separated list; an empty item (``1,,2``, ``,``) is an error, not skipped."""
+
     def parse(text: str) -> list[Any]:
+        items = [item.strip() for item in text.split(",")]
+        if not all(items):
+            raise argparse.ArgumentTypeError(f"empty value in the list {text!r}")
         try:
-            return [convert(item.strip()) for item in text.split(",") if item.strip()]
+            return [convert(item) for item in items]
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -76,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--summarize", type=Path, metavar="CSV",
                         help="print mean and confidence interval per configuration (over seeds)")
     parser.add_argument("--metrics", type=_list(str), metavar="LIST", help="--summarize: metrics to include")
-    parser.add_argument("--confidence", type=float, default=0.95, help="--summarize: level (default 0.95)")
+    parser.add_argument("--confidence", type=float, help="--summarize: level (default 0.95)")
     parser.add_argument("--output", type=Path, metavar="FILE", help="--summarize: write here, not stdout")
     return parser
 
@@ -105,6 +110,8 @@ def _summarize(args: argparse.Namespace) -> int:
     if unknown:
         raise InputError(f"unknown metric(s) {', '.join(unknown)} (known: {', '.join(known)})",
                          field="--metrics")
+    if args.confidence is None:
+        args.confidence = 0.95
     if not 0 < args.confidence < 1:
         raise InputError(f"must be between 0 and 1, got {args.confidence}", field="--confidence")
     if not args.summarize.exists():
@@ -127,6 +134,10 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.out is None:
         parser.error("give --out CSV (or --summarize CSV)")
+    for flag, value in (("--metrics", args.metrics), ("--confidence", args.confidence),
+                        ("--output", args.output)):
+        if value is not None:
+            parser.error(f"{flag} applies to --summarize only")
     grid = grid_from_mapping(grid_spec(args), origin=str(args.grid or "command line"))
     executor: Any = None
     if args.scheduler_address:
@@ -136,6 +147,9 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     report = run_sweep(grid, args.out, executor, jobs=args.jobs, progress=not args.no_progress)
     print(f"# {report.total} runs: {report.existing} already in {args.out}, {report.ran} run now,"
           f" {len(report.failed)} failed", file=sys.stderr)
+    if report.damaged:
+        print(f"# {report.damaged} damaged rows of {args.out} were dropped and their runs redone"
+              " (a metric cell was not a number)", file=sys.stderr)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 

@@ -80,7 +80,11 @@ class ProcessExecutor:
         if not points:
             return
         context = multiprocessing.get_context(self.start_method)
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(points)), mp_context=context)
+        pool = ProcessPoolExecutor(
+            max_workers=min(self.jobs, len(points)), mp_context=context,
+            initializer=die_with_parent, initargs=(os.getpid(),),
+        )
+        finished = False
         try:
             todo = iter(points)
             pending = set()
@@ -95,8 +99,55 @@ class ProcessExecutor:
                     nxt = next(todo, None)
                     if nxt is not None:
                         pending.add(pool.submit(task, nxt))
+            finished = True
         finally:
+            if not finished:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the runs now
+                _terminate_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the sweep process ``parent`` is gone.
+
+    A sweep killed outright (SIGKILL) cannot stop its workers, and workers started by
+    the forkserver are not even its children. On Linux the kernel kills the worker when
+    its parent (the forkserver, which exits as soon as the sweep is gone) dies; on every
+    system a daemon thread checks every half second that the sweep still exists. So no
+    worker outlives its sweep by more than a second.
+    """
+    import ctypes
+    import signal
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="sitesim-parent-watch", daemon=True).start()
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the worker processes at once (the executor only waits for runs to end)."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        try:
+            process.terminate()
+        except (OSError, AttributeError):
+            pass
 
 
 class DaskExecutor:

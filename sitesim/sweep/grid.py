@@ -24,6 +24,7 @@ from typing import Any
 from attrs import define, field
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, check_range, years
 
 MODES = ("site", "replay")
 DAY = 86_400
@@ -153,8 +154,9 @@ class Grid:
     moldable_policy: tuple[str, ...] = field(default=("gas",), converter=_tuple)
 
     def seeds(self) -> tuple[int, ...]:
-        if self.replications < 1:
-            raise InputError(f"replications must be at least 1, got {self.replications}",
+        r = self.replications
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise InputError(f"replications must be a whole number, at least 1, got {r!r}",
                              field="replications")
         out = (s + r for s in self.seed for r in range(self.replications))
         return tuple(dict.fromkeys(out))
@@ -191,10 +193,41 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
                         trace=trace, load_factor=float(lf))
 
 
+def _check_types(grid: Grid) -> None:
+    """Each value has its parameter's type: ``users = [true]`` is not one user, and
+    ``replications = [2]`` is not a number (TOML and flags give any type)."""
+    whole = ("users", "seed", "duration")
+    for name in whole:
+        values = getattr(grid, name)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise InputError(f"must be whole numbers, got {list(values)}", field=name)
+    if any(n is not None and (isinstance(n, bool) or not isinstance(n, int)) for n in grid.nodes):
+        raise InputError(f"must be whole numbers or 'trace', got {list(grid.nodes)}", field="nodes")
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in grid.load_factor):
+        raise InputError(f"must be numbers, got {list(grid.load_factor)}", field="load_factor")
+    for name in ("mode", "submittal", "workpool", "scheduler", "trace"):
+        values = getattr(grid, name)
+        if any(not isinstance(v, str) or not v for v in values):
+            raise InputError(f"must be non-empty names, got {list(values)}", field=name)
+    if any(e is not None and (not isinstance(e, str) or not e) for e in grid.estimates):
+        raise InputError(f"must be non-empty names, got {list(grid.estimates)}", field="estimates")
+    r = grid.replications
+    if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_REPLICATIONS:
+        raise InputError(f"must be a whole number in 1..{MAX_REPLICATIONS}, got {r!r}", field="replications")
+    for name in ("mode", "users", "submittal", "workpool", "scheduler", "estimates", "seed",
+                 "load_factor", "nodes", "duration"):
+        if not getattr(grid, name):
+            raise InputError("needs at least one value", field=name)
+
+
 def _validate(grid: Grid) -> None:
+    """Every value is checked before any run: a typo fails the sweep at once, not each
+    of its runs later (docs/sweeps.md)."""
     from sitesim.runs.policy import check_spec
+    from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
     from sitesim.workload.estimates import make_estimates
 
+    _check_types(grid)
     for mode in grid.mode:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r} (known: site, replay)", field="mode")
@@ -202,8 +235,15 @@ def _validate(grid: Grid) -> None:
         if not grid.trace:
             raise InputError("replay runs need at least one trace", field="trace")
         for trace in grid.trace:
-            if not Path(trace).exists():
+            if not Path(trace).is_file():
                 raise InputError(f"trace not found: {trace}", field="trace")
+    if "site" in grid.mode:
+        for name, registry in (("submittal", SUBMITTAL_MODELS), ("workpool", WORKPOOL_MODELS)):
+            for value in getattr(grid, name):
+                try:
+                    registry.get(value)
+                except InputError as exc:
+                    raise InputError(exc.message, field=name) from None
     for name in grid.scheduler:
         check_spec(name)  # unknown names, modules and bad arguments (e.g. timed:cons) fail here
     for spec in grid.estimates:
@@ -213,15 +253,17 @@ def _validate(grid: Grid) -> None:
         if model.needs_trace and "site" in grid.mode:
             raise InputError(f"estimate model {spec!r} needs a trace: replay mode only",
                              field="estimates")
-    if any(not isinstance(s, int) or s < 0 for s in grid.seed):
+    if any(s < 0 for s in grid.seed):
         raise InputError(f"seeds are non-negative whole numbers, got {list(grid.seed)}",
                          field="seed")
-    for name, values in (("users", grid.users), ("duration", grid.duration)):
-        if any(not isinstance(v, int) or v < 1 for v in values):
-            raise InputError(f"{name} must be positive whole numbers, got {list(values)}", field=name)
-    if any(n is not None and (not isinstance(n, int) or n < 1) for n in grid.nodes):
-        raise InputError(f"nodes must be positive whole numbers, got {list(grid.nodes)}", field="nodes")
-    if any(not (isinstance(a, (int, float)) and 0 <= a <= 1) for a in grid.adaptive):
+    for name, values, high, unit in (
+        ("users", grid.users, MAX_USERS, "users"),
+        ("duration", grid.duration, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})"),
+        ("nodes", [n for n in grid.nodes if n is not None], MAX_NODES, "nodes"),
+    ):
+        for value in values:
+            check_range(name, value, 1, high, unit)
+    if any(not (not isinstance(a, bool) and isinstance(a, (int, float)) and 0 <= a <= 1) for a in grid.adaptive):
         raise InputError(f"adaptive shares are fractions in [0, 1], got {list(grid.adaptive)}",
                          field="adaptive")
     if grid.adaptive:
@@ -229,8 +271,8 @@ def _validate(grid: Grid) -> None:
 
         for policy in grid.moldable_policy:
             REQUEST_POLICIES.get(policy)
-    if any(not lf > 0 for lf in grid.load_factor):
-        raise InputError(f"load factors must be positive, got {list(grid.load_factor)}",
+    if any(not (lf > 0 and math.isfinite(lf)) for lf in grid.load_factor):
+        raise InputError(f"load factors must be positive and finite, got {list(grid.load_factor)}",
                          field="load_factor")
 
 
@@ -257,6 +299,8 @@ def _durations(value: Any) -> tuple[int, ...]:
 
 def parse_duration(value: Any) -> int:
     """Seconds from ``86400``, ``"3d"``, ``"12h"``, ``"90m"``, ``"1y"`` (365 days)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)", field="duration")
     if isinstance(value, int):
         return value
     text = str(value).strip().lower()
@@ -284,6 +328,8 @@ def load_grid_toml(path: str | Path) -> dict[str, Any]:
             document = tomllib.load(handle)
     except OSError as exc:
         raise InputError(f"cannot read grid file: {exc.strerror}", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"bad TOML: {exc}", path=str(path)) from None
     table = document.get("grid", document)

@@ -11,8 +11,8 @@ from attrs import define, evolve, field
 
 from sitesim.sweep.executors import make_executor
 from sitesim.sweep.grid import Grid, Key, Point
-from sitesim.sweep.run import RunFunction, columns_for, run_point
-from sitesim.sweep.store import CsvStore
+from sitesim.sweep.run import METRIC_COLUMNS, RunFunction, columns_for, run_point
+from sitesim.sweep.store import CsvLock, CsvStore
 
 
 @define(slots=True)
@@ -23,6 +23,8 @@ class SweepReport:
     existing: int = 0
     ran: int = 0
     failed: list[tuple[Key, str]] = field(factory=list)
+    #: Rows of the CSV dropped as damaged (their runs were redone).
+    damaged: int = 0
 
     @property
     def ok(self) -> bool:
@@ -57,9 +59,17 @@ def run_sweep(
         if replications is not None:
             raise ValueError("replications applies to a Grid, not to a list of points")
         points = list({p.key(): p for p in grid}.values())
-    store = CsvStore(csv_path, columns_for(points))
+    with CsvLock(csv_path):
+        return _run_locked(points, csv_path, executor, jobs=jobs, run=run, progress=progress)
+
+
+def _run_locked(
+    points: list[Point], csv_path: str | os.PathLike[str], executor: Any, *,
+    jobs: int | None, run: RunFunction, progress: bool,
+) -> SweepReport:
+    store = CsvStore(csv_path, columns_for(points), numeric=METRIC_COLUMNS)
     todo = [p for p in points if p.key() not in store]
-    report = SweepReport(total=len(points), existing=len(points) - len(todo))
+    report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged)
     bar = _progress(len(points), report.existing, enabled=progress)
     try:
         for outcome in make_executor(executor, jobs=jobs).map_unordered(run, todo):

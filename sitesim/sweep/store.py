@@ -8,7 +8,13 @@ The CSV is both the result and the sweep's memory (docs/sweeps.md, "Resume"):
   again. A last line cut short by a crash (no final newline) is dropped, since its
   run cannot be trusted to be complete;
 - when a sweep completes, the file is rewritten (atomically) sorted by config key, so
-  its bytes do not depend on which run happened to finish first.
+  its bytes do not depend on which run happened to finish first;
+- a row whose metric cell is not a number (a hand edit, a disk error) is not trusted:
+  it is dropped and its run redone, and the sweep says how many;
+- one sweep at a time writes a CSV: :class:`CsvLock` holds an exclusive lock on a
+  ``.NAME.lock`` file beside it for the whole sweep, and a second sweep on the same CSV
+  is refused with a message instead of losing the first one's rows or running every
+  run twice.
 """
 
 from __future__ import annotations
@@ -48,23 +54,45 @@ def sort_key(key: Key) -> tuple[tuple[int, float, str], ...]:
 
 def read_rows(path: str | os.PathLike[str]) -> tuple[list[str], list[Row]]:
     """Header and complete rows of a sweep CSV (a cut-off last line is left out)."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a sweep CSV: not UTF-8 text (byte {exc.start})", path=str(path)) from None
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
     reader = csv.reader(io.StringIO(text))
-    header = next(reader, [])
-    rows = [dict(zip(header, cells, strict=True)) for cells in reader if len(cells) == len(header)]
+    try:
+        header = next(reader, [])
+        rows = [dict(zip(header, cells, strict=True)) for cells in reader if len(cells) == len(header)]
+    except csv.Error as exc:
+        raise InputError(f"not a sweep CSV: {exc}", path=str(path), line=reader.line_num) from None
     return header, rows
+
+
+def is_number_cell(cell: str) -> bool:
+    """A metric cell as the sweep writes it: empty (not measured) or a number."""
+    if cell == "":
+        return True
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
 
 
 class CsvStore:
     """Append-only writer over a sweep CSV with a fixed column order."""
 
-    def __init__(self, path: str | os.PathLike[str], columns: Iterable[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], columns: Iterable[str], numeric: Iterable[str] = ()
+    ) -> None:
         self.path = Path(path)
         self.columns = list(columns)
         self.rows: dict[Key, Row] = {}
+        #: Rows dropped on reading because a ``numeric`` cell was not a number: their
+        #: runs are redone, and the final rewrite leaves the damaged lines out.
+        self.damaged = 0
         self._handle: IO[str] | None = None
         self._writer: csv.DictWriter[str] | None = None
         if self.path.exists() and self.path.stat().st_size > 0:
@@ -74,8 +102,12 @@ class CsvStore:
                     "the CSV has other columns than this version of sitesim writes;"
                     " use a new file", path=str(self.path),
                 )
+            numeric = list(numeric)
             for row in rows:
-                self.rows.setdefault(row_key(row), row)
+                if all(is_number_cell(row[c]) for c in numeric):
+                    self.rows.setdefault(row_key(row), row)
+                else:
+                    self.damaged += 1
             self._truncate_partial_line()
 
     def _truncate_partial_line(self) -> None:
@@ -115,3 +147,51 @@ class CsvStore:
             writer.writeheader()
             for key in sorted(self.rows, key=sort_key):
                 writer.writerow(self.rows[key])
+
+
+class CsvLock:
+    """An exclusive, non-blocking lock on ``.NAME.lock`` beside a sweep CSV.
+
+    ``flock`` locks die with their process, so a crashed or killed sweep never leaves
+    the CSV locked; the lock file is removed on a normal exit. Where ``fcntl`` does not
+    exist (Windows), sweeps are not locked.
+    """
+
+    def __init__(self, csv_path: str | os.PathLike[str]) -> None:
+        p = Path(csv_path)
+        self.path = p.with_name(f".{p.name}.lock")
+        self._fd: int | None = None
+
+    def __enter__(self) -> CsvLock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise InputError(
+                    "another sweep is writing this CSV; wait for it to finish (then run this"
+                    f" command again to resume) or use another --out (lock: {self.path.name})",
+                    path=str(self.path.with_name(self.path.name[1:-5])),
+                ) from None
+            # The holder before us may have removed the file after we opened it: lock
+            # the file that is at the path now, or try again.
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self._fd = fd
+                return self
+            os.close(fd)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)  # while still holding the lock
+            os.close(self._fd)
+            self._fd = None

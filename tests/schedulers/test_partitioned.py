@@ -9,7 +9,7 @@ event changes nothing for a partition whose state did not change.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sitesim.errors import InputError
@@ -19,6 +19,7 @@ from sitesim.schedulers.partitioned import (
     PartitionSpec,
     check_partitions,
     label,
+    shadows,
 )
 from sitesim.workload.job import Job
 from tests.helpers import job, max_concurrent_nodes, run_jobs
@@ -110,6 +111,8 @@ def partitioned_workloads(draw: st.DrawFn):
             max_size=None if last else draw(st.one_of(st.none(), st.integers(1, nodes))),
             max_estimate=None if last else draw(st.one_of(st.none(), st.integers(1, 150))),
         ))
+    # A partition an earlier one shadows is refused (it could never receive a job).
+    assume(not any(shadows(a, b) for i, b in enumerate(specs) for a in specs[:i]))
     largest_last = specs[-1].nodes
     jobs = []
     t = 0
@@ -159,3 +162,14 @@ def test_a_single_partition_is_the_plain_policy(case) -> None:
         plain = fresh(jobs)
         run_jobs(plain, nodes, policy)
         assert [(j.start, j.end) for j in one] == [(j.start, j.end) for j in plain]
+
+
+def test_a_partition_that_can_never_receive_a_job_is_refused() -> None:
+    """Issue case 16: an earlier catch-all takes everything a later partition would."""
+    with pytest.raises(InputError, match="'late' can never receive a job.*'all'"):
+        check_partitions([PartitionSpec("all", 64), PartitionSpec("late", 32, max_estimate=3600)])
+    with pytest.raises(InputError, match="'b' can never"):
+        check_partitions([PartitionSpec("a", 32, max_estimate=100), PartitionSpec("b", 16, max_estimate=50)])
+    # Reachable: a wider job or a longer estimate gets past the earlier partition.
+    check_partitions([PartitionSpec("short", 32, max_estimate=3600), PartitionSpec("rest", 96)])
+    check_partitions([PartitionSpec("small", 64, max_size=8), PartitionSpec("rest", 32)])

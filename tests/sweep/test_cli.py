@@ -36,9 +36,12 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_failed_runs_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that fails only when it runs (a bad line deep in a trace) fails alone."""
     out = tmp_path / "runs.csv"
-    argv = ["sweep", "--users", "1", "--submittal", "no-such-model", "--duration", "1h",
-            "--serial", "--no-progress", "-o", str(out)]
+    bad = tmp_path / "bad.swf"
+    bad.write_text("1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n2 x\n")
+    argv = ["sweep", "--mode", "replay", "--trace", str(bad), "--serial", "--no-progress",
+            "-o", str(out)]
     assert sitesim_main(argv) == 1
     assert "failed" in capsys.readouterr().err
 

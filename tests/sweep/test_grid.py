@@ -51,9 +51,22 @@ def test_keys_are_canonical_text() -> None:
     ({"mode": "open"}, "unknown mode"),
     ({"mode": "replay"}, "need at least one trace"),
     ({"scheduler": "sjf-magic"}, "unknown scheduler"),
-    ({"users": 0}, "users must be positive"),
+    ({"users": 0}, "users: must be in 1.."),
     ({"colour": "blue"}, "unknown grid parameter"),
-    ({"replications": 0}, "replications must be at least 1"),
+    ({"replications": 0}, "replications: must be a whole number in 1.."),
+    # Issue cases 3, 4 and 12: wrong types, absurd values and unknown names fail up front.
+    ({"replications": [2]}, "replications: must be a whole number"),
+    ({"replications": True}, "replications: must be a whole number"),
+    ({"users": [True]}, "users: must be whole numbers"),
+    ({"users": 10**20}, "users: must be in 1..1000000"),
+    ({"nodes": 2**63}, "nodes: must be in 1..10000000"),
+    ({"duration": True}, "bad duration"),
+    ({"duration": "1e20d"}, "duration: must be in 1.."),
+    ({"users": []}, "users: needs at least one value"),
+    ({"submittal": "bogus"}, "submittal: unknown submittal model"),
+    ({"workpool": ["plain", "bogus"]}, "workpool: unknown workpool model"),
+    ({"seed": [1.5]}, "seed: must be whole numbers"),
+    ({"load_factor": [True]}, "load_factor: must be numbers"),
 ])
 def test_bad_grids_are_input_errors(spec: dict, message: str) -> None:
     with pytest.raises(InputError, match=message):
