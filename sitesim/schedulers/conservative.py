@@ -199,23 +199,26 @@ class ConservativeScheduler(Scheduler):
                 if lo >= hi:
                     continue
                 size = sizes[p]
-                # No frame meeting [lo, hi) has room: no run can start there.
-                i = bisect_right(times, lo) - 1
-                if max(free[i : bisect_left(times, hi, i + 1)]) < size:
-                    continue
                 job = queue[p]
                 cert = certs.get(job)
-                if cert is not None:
+                if cert:
                     # Only instants in [lo, hi) can have gained nodes since the check.
                     for c in cert[bisect_left(cert, lo) : bisect_left(cert, hi)]:
                         if free[bisect_right(times, c) - 1] >= size:
                             break
                     else:
                         continue  # every blocking instant still blocks
+                else:
+                    # No frame meeting [lo, hi) has room: no run can start there.
+                    i = bisect_right(times, lo) - 1
+                    if max(free[i : bisect_left(times, hi, i + 1)]) < size:
+                        continue
                 length = job.estimate if job.estimate > 0 else 1  # planned_length
                 new = near(now, size, length, old, lo, hi)
                 if new >= old:
-                    certs[job] = blockers(now, size, length, old)
+                    # A job that fails twice in a row earns a certificate; most
+                    # jobs that fail once move or start before being tested again.
+                    certs[job] = blockers(now, size, length, old) if cert is not None else ()
                     continue
                 if cert is not None:
                     del certs[job]
