@@ -163,7 +163,10 @@ class Site:
         machine = self.machine
         started = self.scheduler.schedule(now, machine.free)
         if started:
-            machine.allocate(sum(job.size for job in started))
+            nodes = 0
+            for job in started:
+                nodes += job.size
+            machine.allocate(nodes)
             self.running += len(started)
             hooks = self._start_hooks
             end = self._end

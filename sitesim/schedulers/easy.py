@@ -45,6 +45,8 @@ class EasyScheduler(Scheduler):
         """An EASY pass; after a pass that only arrivals followed, just their backfill
         scan (the same result for a fraction of the work: :func:`backfill`)."""
         settled, self._settled = self._settled, None
+        if not self.queue:
+            return []
         if settled is not None and settled[0] == free:
             started: list[Job] = []
             _free, end_by, extra, tried = settled

@@ -72,3 +72,4 @@ def test_bench_script_smoke(tmp_path: Path) -> None:
     assert "| cons |" in rows[4]
     assert rows[5].count("|") == 9
     assert sum(line.startswith("| start-up") for line in done.stdout.splitlines()) == 1
+    assert sum(line.startswith("| interpreter alone") for line in done.stdout.splitlines()) == 1
