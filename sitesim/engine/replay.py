@@ -157,18 +157,17 @@ class TraceReplay:
 
     def _reject_times(self, job: Job, requested: float, previous: int) -> None:
         """The input error for a job whose times break a rule (see :meth:`accepted`)."""
-        reader = self.reader
-        where = {"path": reader.path, "line": reader.line}
+        path, line = self.reader.path, self.reader.line
         if job.submit < 0:
             raise InputError(
                 f"submit time {job.submit} is negative (times count from the log's start)",
-                **where, field="field 2 (submit_time)",
+                path=path, line=line, field="field 2 (submit_time)",
             )
         if job.submit < previous:
             raise InputError(
                 f"submit time {job.submit} is earlier than the previous job's {previous}"
                 " (SWF requires non-decreasing submit times)",
-                **where, field="field 2 (submit_time)",
+                path=path, line=line, field="field 2 (submit_time)",
             )
         for value, label in (
             (job.submit, "field 2 (submit_time)"),
@@ -178,7 +177,7 @@ class TraceReplay:
             if value > MAX_SECONDS:
                 raise InputError(
                     f"{value} s is beyond the limit of {MAX_SECONDS} s ({years(MAX_SECONDS)})",
-                    **where, field=label,
+                    path=path, line=line, field=label,
                 )
 
     def _schedule_next(self) -> None:

@@ -108,7 +108,7 @@ class SwfRecord:
         Same result as ``attrs.evolve`` with those four fields, written out because
         ``evolve`` is several times slower.
         """
-        return SwfRecord(*self.values_with_times(submit, wait, run, status))
+        return SwfRecord(*self.values_with_times(submit, wait, run, status))  # type: ignore[arg-type]
 
     def values_with_times(self, submit: Number, wait: Number, run: Number, status: int) -> tuple[Number, ...]:
         """:meth:`values` of :meth:`with_times`, without building the copy: the schedule
