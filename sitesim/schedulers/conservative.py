@@ -32,7 +32,7 @@ from sitesim.workload.job import Job
 
 
 #: Lower bound of an empty hull of additions: above every time.
-_NONE = float("inf")
+_NONE = 1 << 62
 
 
 def planned_length(job: Job) -> int:
