@@ -90,8 +90,8 @@ class Replacement:
     altered_cpu: float = 0.0
     #: Chosen jobs left rigid: on a partitioned machine, none of their sizes fit a partition.
     kept_rigid: int = 0
-    #: Per job number, the seed of its program (None: not replaced), once :meth:`plan` ran.
-    _planned: dict[int, int | None] | None = None
+    #: Job number -> seed of its program, for the jobs to replace, once :meth:`plan` ran.
+    _planned: dict[int, int] | None = None
 
     @classmethod
     def for_site(cls, spec: MoldableSpec, site: SiteLike, seed: int) -> Replacement:
@@ -121,23 +121,20 @@ class Replacement:
         job's selection is drawn in trace order, and a replaced job's program from a
         seed drawn then: both policies face the same jobs and the same programs.
         """
-        planned: dict[int, int | None] = {}
-        for job in jobs:
-            u = self._select.random()
-            chosen = job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
-            planned[job.id] = int(self._model.integers(2**63)) if chosen else None
-        self._planned = planned
+        self._planned = {job.id: int(self._model.integers(2**63)) for job in jobs if self._chosen(job)}
+
+    def _chosen(self, job: Job) -> bool:
+        u = self._select.random()  # drawn for every job, so selections line up across policies
+        return job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
 
     def _program(self, job: Job) -> RuntimeFunction | None:
         """The program replacing ``job``, or None if it stays as it is."""
         if self._planned is not None:
             seed = self._planned.pop(job.id, None)
-            if seed is None:
-                return None
-            return self.source.program(job.size, job.runtime, self.nodes, np.random.default_rng(seed))
-        u = self._select.random()  # drawn for every job, so selections line up across policies
-        chosen = job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
-        return self.source.program(job.size, job.runtime, self.nodes, self._model) if chosen else None
+            return None if seed is None else self.source.program(
+                job.size, job.runtime, self.nodes, np.random.default_rng(seed)
+            )
+        return self.source.program(job.size, job.runtime, self.nodes, self._model) if self._chosen(job) else None
 
     def __call__(self, job: Job) -> Job:
         self.original_cpu += job.size * max(job.estimate, 0)
