@@ -111,7 +111,7 @@ def load_ratio_table(rows: list[dict[str, str]]) -> list[str]:
     groups = by_key([r for r in rows if is_default(r)], "trace", "fraction", "policy")
     head = "| replaced |" + "".join(f" {log}: Gas / static (paper) |" for log in LOGS)
     out = [head, "|---:|" + "---:|" * len(LOGS)]
-    for fraction in sorted({float(f) for (_t, f, _p) in groups}):
+    for fraction in sorted(PAPER_BUSHEL["KTH-SP2"]):  # the shares the paper reports
         cells = []
         for log in LOGS:
             g, s = (groups.get((log, f"{fraction:g}", p), []) for p in ("gas", "static"))
@@ -165,7 +165,7 @@ def bushel_table(rows: list[dict[str, str]]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for log in LOGS:
-        for fraction in sorted({f for (t, f, _p) in groups if t == log}):
+        for fraction in sorted(PAPER_BUSHEL[log]):  # the shares the paper reports
             g, s = groups.get((log, fraction, "gas"), []), groups.get((log, fraction, "static"), [])
             if not g or not s:
                 continue
