@@ -71,8 +71,6 @@ class ReplayConfig:
             if self.feedback not in SESSION_STARTS:
                 known = ", ".join(SESSION_STARTS)
                 raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
-        if self.feedback is not None and self.moldable is not None:
-            raise InputError("moldable replacement replays the open model; drop --feedback", field="--moldable")
 
 
 @define(slots=True)
@@ -162,7 +160,7 @@ def _job_source(
 
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
-        session_starts=config.feedback,
+        session_starts=config.feedback, shaper=shaper,
     )
 
 
