@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate docs/fidelity.md: the paper and measured sites against the paper's Tables 2-4.
 
-    python scripts/fidelity.py [--seeds 10] [--sensitivity-seeds 5]
+    python scripts/fidelity.py [--seeds 10] [--sensitivity-seeds 5] [--jobs N]
 
 1. The calibration: the paper site's ``runtime_scale`` fitted to Table 2 alone (FCFS
    runs over the seeds, least squares on the relative errors of jobs, load and mean
@@ -11,22 +11,24 @@
 3. Sensitivity: each modelling choice changed on its own -> jobs, load, work per job,
    FCFS and EASY waits and responses. The cleaning rules rebuild the tables from the
    real logs and are skipped without $SITESIM_TRACES.
+
+The paper site's Tables 3-4 runs are those of scripts/exp_prediction.py, so this script
+also writes Figure 13 from them (docs/figures/fig13_prediction.png, .json). Independent
+runs go to ``--jobs`` processes (default every CPU); the output does not depend on it.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sitesim.analysis.cleaning import TraceJob, clean_records
 from sitesim.analysis.tables import build_table, pool, write_table
 from sitesim.analysis.trace import analyze_jobs
-from sitesim.distributions.model import ENV_VAR
 from sitesim.experiments.fidelity import (
     FIT_TARGETS,
     PAPER_CONVENTIONAL,
@@ -49,9 +51,11 @@ from sitesim.runs.sitefile import load_site_file, site_config
 from sitesim.workload.swf import STATUS_COMPLETED, SwfReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exp_prediction import write_figure13  # noqa: E402
 from extract_empirical import TRACES  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+FIGURE13 = REPO / "docs" / "figures" / "fig13_prediction"
 SCALES = tuple(round(0.62 + 0.02 * i, 2) for i in range(5))
 #: Offered load of the paper's EASY trace (its Figure 14's dashed line).
 PAPER_EASY_TRACE_LOAD = 0.55
@@ -78,20 +82,6 @@ def show(e: Estimate) -> str:
 
 def spread(e: Estimate) -> str:
     return f"{fmt(e.low)} – {fmt(e.high)}"
-
-
-@contextlib.contextmanager
-def tables_from(directory: Path) -> Iterator[None]:
-    """Make ``directory`` the empirical tables the runs load (restored afterwards)."""
-    old = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = str(directory)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = old
 
 
 def cleaned_tables(traces: Path, out: Path, keep: Callable[[TraceJob], bool]) -> None:
@@ -294,16 +284,19 @@ def main() -> int:
     parser.add_argument("--sensitivity-seeds", type=int, default=5)
     parser.add_argument("--days", type=float, help="simulated days (default: the sites' year; for trials)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "fidelity.md")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: every CPU)")
     args = parser.parse_args()
     seeds = range(args.seeds)
-    runs = SiteRuns()
+    runs = SiteRuns(jobs=args.jobs)
     length = {} if args.days is None else {"duration": round(args.days * 86_400)}
     paper = site_config(load_site_file("paper"), length)
     measured = site_config(load_site_file("measured"), length)
     with tempfile.TemporaryDirectory() as kept:
         sites = [compare_site(runs, "paper", paper, seeds, keep_traces=Path(kept)),
                  compare_site(runs, "measured", measured, seeds)]
-        at_paper = replayed_at_load(sites[0], Path(kept), "easy", "fcfs", PAPER_EASY_TRACE_LOAD)
+        at_paper = replayed_at_load(sites[0], Path(kept), "easy", "fcfs", PAPER_EASY_TRACE_LOAD, jobs=args.jobs)
+    if args.days is None:  # the runs of scripts/exp_prediction.py: its Figure 13
+        write_figure13(sites[0].predictions, paper.users, args.seeds, FIGURE13)
     fit = fit_runtime_scale(runs, paper, SCALES, seeds)
 
     variants = [
@@ -320,8 +313,8 @@ def main() -> int:
             for k, (label, keep) in enumerate(CLEANING.items()):
                 where = Path(tmp) / f"cleaning{k}"
                 cleaned_tables(Path(traces), where, keep)
-                variants.append(Variant(f"measured site, {label}", {"runtime_scale": 1.0},
-                                        lambda where=where: tables_from(where)))
+                variants.append(Variant(f"measured site, {label}",
+                                        {"runtime_scale": 1.0, "empirical": str(where / "combined.json")}))
         results = sensitivity(runs, paper, variants, range(args.sensitivity_seeds))
 
     doc = [

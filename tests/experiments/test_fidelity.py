@@ -36,3 +36,21 @@ def test_where_the_papers_single_run_falls() -> None:
     assert e.position(13.0) == "inside the CI"
     assert e.position(9.0) == "below every seed" and e.position(17.0) == "above every seed"
     assert e.position(15.9) == "inside the seed range"
+
+
+def test_percentile_of_the_papers_run_among_the_seeds() -> None:
+    e = Estimate.of([3.0, 1.0, 2.0, 4.0])
+    assert e.values == (1.0, 2.0, 3.0, 4.0)
+    assert e.percentile(0.5) == 0 and e.percentile(5.0) == 100
+    assert e.percentile(2.5) == 50 and e.percentile(2.0) == pytest.approx(37.5)
+
+
+def test_site_runs_in_parallel_equal_serial_runs() -> None:
+    site = SiteConfig(users=2, duration=5 * 86_400)
+    configs = [evolve(site, scheduler=s, seed=x) for s in ("fcfs", "easy") for x in (0, 1)]
+    serial, parallel = SiteRuns(), SiteRuns(jobs=2)
+    parallel.record(configs[0], {"completed": -1.0})  # recorded runs are not run again
+    parallel.prefetch(configs)
+    assert parallel.get(configs[0]) == {"completed": -1.0}
+    assert [parallel.get(c) for c in configs[1:]] == [serial.get(c) for c in configs[1:]]
+    assert all(serial.get(c)["completed"] > 0 for c in configs)

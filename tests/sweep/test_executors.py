@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitesim.sweep.executors import DaskExecutor
+from sitesim.sweep.executors import DaskExecutor, map_in_order
 from sitesim.sweep.grid import Grid
 from sitesim.sweep.runner import run_sweep
 from sitesim.sweep.store import read_rows
@@ -72,3 +72,22 @@ def test_site_runs_match_across_executors(tmp_path: Path) -> None:
     _, rows = read_rows(serial)
     assert len(rows) == 4
     assert all(r["violations_submission"] == "" and int(r["completed"]) > 0 for r in rows)
+
+
+def _square_or_fail(x: int) -> int:
+    if x < 0:
+        raise ValueError("negative")
+    return x * x
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_map_in_order_keeps_the_order_of_items(jobs: int) -> None:
+    items = [5, 1, 4, 2, 3, 0, 7]
+    assert map_in_order(_square_or_fail, items, jobs=jobs) == [x * x for x in items]
+    assert map_in_order(_square_or_fail, [], jobs=jobs) == []
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_map_in_order_names_the_failed_item(jobs: int) -> None:
+    with pytest.raises(RuntimeError, match=r"-3: ValueError: negative"):
+        map_in_order(_square_or_fail, [1, -3, 2], jobs=jobs)
