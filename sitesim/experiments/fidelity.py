@@ -51,7 +51,8 @@ FIT_TARGETS: dict[str, float] = {
 }
 #: What a site-level run contributes to the comparison.
 MEASURES: tuple[str, ...] = (
-    "completed", "load", "mean_work", "mean_runtime", "mean_wait", "mean_response", "mean_slowdown",
+    "completed", "load", "offered_load", "mean_work", "mean_runtime", "mean_wait", "mean_response",
+    "mean_slowdown",
 )
 
 Measures = dict[str, float]
@@ -214,19 +215,57 @@ def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[
     return SiteComparison(name, config, own["fcfs"], own["easy"], predictions)
 
 
-def replayed_at_load(site: SiteComparison, traces: Path, source: str, evaluated: str,
-                     offered_load: float, jobs: int | None = 1) -> list[Prediction]:
-    """``source``'s kept traces replayed under ``evaluated`` at ``offered_load`` (load
-    scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
+def replayed_at_loads(site: SiteComparison, traces: Path, source: str, evaluated: str,
+                      loads: Sequence[float], jobs: int | None = 1) -> dict[float, list[Prediction]]:
+    """``source``'s kept traces replayed under ``evaluated`` at each offered load of
+    ``loads`` (load scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
 
     Measures how much of a prediction error comes from the trace's load alone: the
     conventional replay's error grows steeply as the offered load nears what the
-    evaluated scheduler can sustain.
+    evaluated scheduler can sustain. All replays run together on ``jobs`` processes.
     """
     chosen = [p for p in site.predictions if p.trace_scheduler == source]
-    tasks = [(str(traces / f"{source}-{p.seed}" / "trace.swf"), evaluated, offered_load / p.source["offered_load"])
-             for p in chosen]
-    return [evolve(p, conventional=c) for p, c in zip(chosen, map_in_order(replay_measures, tasks, jobs=jobs), strict=True)]
+    tasks = [(str(traces / f"{source}-{p.seed}" / "trace.swf"), evaluated, load / p.source["offered_load"])
+             for load in loads for p in chosen]
+    results = iter(map_in_order(replay_measures, tasks, jobs=jobs))
+    return {load: [evolve(p, conventional=next(results)) for p in chosen] for load in loads}
+
+
+def crossing(xs: Sequence[float], ys: Sequence[float], target: float) -> float | None:
+    """The first x at which the piecewise-linear curve through (xs, ys) reaches ``target``
+    from below (None if it stays below; ``xs[0]`` if it starts at or above it)."""
+    if ys[0] >= target:
+        return xs[0]
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        if y0 < target <= y1:
+            return x0 + (target - y0) * (x1 - x0) / (y1 - y0)
+    return None
+
+
+@define(slots=True, frozen=True)
+class LoadFit:
+    """``runtime_scale`` fitted to the offered load of one scheduler's site-level trace
+    (a Figure 14 marker) instead of Table 2: every grid point's runs and the value."""
+
+    scheduler: str
+    target: float
+    grid: dict[float, list[Measures]]
+    #: Linear interpolation of the seed means between the grid points that bracket the
+    #: target, rounded to ``resolution``; None if no two grid points bracket it.
+    value: float | None
+
+
+def fit_trace_load(runs: SiteRuns, site: SiteConfig, scales: Sequence[float], seeds: Sequence[int],
+                   target: float, scheduler: str = "easy", resolution: float = 0.01) -> LoadFit:
+    """Fit ``runtime_scale`` so that ``scheduler``'s site-level runs offer ``target``."""
+    config = evolve(site, scheduler=scheduler)
+    runs.prefetch(evolve(config, runtime_scale=s, seed=x) for s in scales for x in seeds)
+    grid = {s: runs.over_seeds(evolve(config, runtime_scale=s), seeds) for s in sorted(scales)}
+    xs = list(grid)
+    x = crossing(xs, [estimate(r, "offered_load").mean for r in grid.values()], target)
+    value = None if x is None or (x == xs[0] and estimate(grid[xs[0]], "offered_load").mean > target) \
+        else round(round(x / resolution) * resolution, 10)
+    return LoadFit(scheduler, target, grid, value)
 
 
 def replay_measures(task: tuple[str, str, float]) -> dict[str, float]:
