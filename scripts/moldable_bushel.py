@@ -17,30 +17,28 @@ seconds per run are recorded (the machine may be shared: wall time is not).
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
 from pathlib import Path
 
-from sitesim.experiments.moldable import run_moldable
+from sitesim.experiments.moldable import PAPER_LOGS, run_moldable
+from sitesim.experiments.resumable import ResumableCsv
+from sitesim.moldable.model import SIGMA_MEAN, SIGMA_SD
 from sitesim.moldable.replace import MoldableSpec
 from sitesim.runs.replay import ReplayConfig
 
-TRACES = {
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
-}
 FIELDS = [
-    "trace", "fraction", "seed", "policy", "jobs", "mean_turnaround", "median_turnaround",
+    "trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd", "jobs", "mean_turnaround", "median_turnaround",
     "max_turnaround", "load_ratio", "late_starts", "rigid_mean_wait", "utilization", "cpu_seconds",
 ]
 
 
-def run(trace: Path, name: str, fraction: float, seed: int, policy: str, days: float) -> dict[str, object]:
+def run(
+    trace: Path, name: str, fraction: float, seed: int, policy: str, days: float, sigma: tuple[float, float]
+) -> dict[str, object]:
     cpu = time.process_time()
-    spec = MoldableSpec(policy=policy, fraction=fraction)
+    spec = MoldableSpec(policy=policy, fraction=fraction, sigma=sigma)
     config = ReplayConfig(trace=str(trace), scheduler="cons", seed=seed, moldable=spec)
     results, document = run_moldable(config, days)
     m = document["moldable"]
@@ -56,6 +54,7 @@ def run(trace: Path, name: str, fraction: float, seed: int, policy: str, days: f
     window = sum(r.metrics.window for r in results)
     return {
         "trace": name, "fraction": f"{fraction:g}", "seed": seed, "policy": policy,
+        "sigma_mean": f"{sigma[0]:g}", "sigma_sd": f"{sigma[1]:g}",
         "jobs": m["jobs"], "mean_turnaround": f"{m['mean_turnaround']:.2f}",
         "median_turnaround": f"{m['median_turnaround']:.1f}", "max_turnaround": m["max_turnaround"],
         "load_ratio": f"{m['load_ratio']:.4f}", "late_starts": m["late_starts"],
@@ -68,33 +67,29 @@ def run(trace: Path, name: str, fraction: float, seed: int, policy: str, days: f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--traces", type=Path, default=os.environ.get("SITESIM_TRACES"))
-    parser.add_argument("--logs", default=",".join(TRACES))
+    parser.add_argument("--logs", default=",".join(PAPER_LOGS))
     parser.add_argument("--fractions", default="0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5")
     parser.add_argument("--seeds", default="0")
     parser.add_argument("--policies", default="gas,static")
     parser.add_argument("--slice-days", type=float, default=30.0)
+    parser.add_argument(
+        "--sigma", default=f"{SIGMA_MEAN:g},{SIGMA_SD:g}",
+        help="mean,sd of Downey's sigma (default: the model's; sd 0 fixes it), a sensitivity check",
+    )
     parser.add_argument("-o", "--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.traces is None:
         parser.error("give --traces or set SITESIM_TRACES")
-    done = set()
-    if args.out.exists():
-        with open(args.out, newline="") as f:
-            done = {(r["trace"], r["fraction"], r["seed"], r["policy"]) for r in csv.DictReader(f)}
-    else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "w", newline="") as f:
-            csv.DictWriter(f, FIELDS).writeheader()
+    mean, sd = (float(x) for x in args.sigma.split(","))
+    table = ResumableCsv(args.out, FIELDS, key=["trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd"])
     for name in args.logs.split(","):
         for fraction in (float(x) for x in args.fractions.split(",")):
             for seed in (int(x) for x in args.seeds.split(",")):
                 for policy in args.policies.split(","):
-                    key = (name, f"{fraction:g}", str(seed), policy)
-                    if key in done:
+                    if table.done(name, f"{fraction:g}", seed, policy, f"{mean:g}", f"{sd:g}"):
                         continue
-                    row = run(args.traces / TRACES[name], name, fraction, seed, policy, args.slice_days)
-                    with open(args.out, "a", newline="") as f:
-                        csv.DictWriter(f, FIELDS).writerow(row)
+                    row = run(args.traces / PAPER_LOGS[name], name, fraction, seed, policy, args.slice_days, (mean, sd))
+                    table.append([row])
                     print(",".join(str(row[k]) for k in FIELDS), flush=True)
     return 0
 

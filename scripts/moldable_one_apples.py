@@ -15,26 +15,21 @@ Resumable: logs already in the CSV are skipped.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
 from pathlib import Path
 
-from sitesim.experiments.moldable import one_apples_runs
+from sitesim.experiments.moldable import PAPER_LOGS, one_apples_runs
+from sitesim.experiments.resumable import ResumableCsv
 
-TRACES = {
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
-}
 FIELDS = ["trace", "slice", "job", "gas", "static"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--traces", type=Path, default=os.environ.get("SITESIM_TRACES"))
-    parser.add_argument("--logs", default=",".join(TRACES))
+    parser.add_argument("--logs", default=",".join(PAPER_LOGS))
     parser.add_argument("--per-slice", type=int, default=10)
     parser.add_argument("--slice-days", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
@@ -42,23 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.traces is None:
         parser.error("give --traces or set SITESIM_TRACES")
-    done = set()
-    if args.out.exists():
-        with open(args.out, newline="") as f:
-            done = {r["trace"] for r in csv.DictReader(f)}
-    else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "w", newline="") as f:
-            csv.DictWriter(f, FIELDS).writeheader()
+    table = ResumableCsv(args.out, FIELDS, key=["trace"])
     for name in args.logs.split(","):
-        if name in done:
+        if table.done(name):
             continue
         cpu = time.process_time()
-        rows = one_apples_runs(args.traces / TRACES[name], args.per_slice, slice_days=args.slice_days, seed=args.seed)
-        with open(args.out, "a", newline="") as f:
-            writer = csv.DictWriter(f, FIELDS)
-            for row in rows:
-                writer.writerow({"trace": name, **row})
+        rows = one_apples_runs(args.traces / PAPER_LOGS[name], args.per_slice, slice_days=args.slice_days, seed=args.seed)
+        table.append([{"trace": name, **row} for row in rows])
         print(f"{name}: {len(rows)} runs, {time.process_time() - cpu:.1f} s CPU", file=sys.stderr, flush=True)
     return 0
 

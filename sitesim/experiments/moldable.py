@@ -31,6 +31,14 @@ from sitesim.workload.swf import SwfReader, SwfRecord, read_swf, write_swf
 
 DAY = 86_400
 
+#: The logs of the paper's section 5, by the name the tables use: the archive's
+#: cleaned versions (file names under SITESIM_TRACES).
+PAPER_LOGS = {
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
+}
+
 
 def slice_trace(
     path: str | Path,

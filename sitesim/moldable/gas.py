@@ -41,6 +41,29 @@ class ExportsAvailability(Protocol):
     def availability(self, now: int) -> list[Frame]: ...
 
 
+@runtime_checkable
+class ExportsPartitionAvailability(Protocol):
+    """The same capability of a partition composite, per partition.
+
+    A job's partition depends on its shape (size and estimate), so each size of a
+    moldable job may run in a different partition, against that partition's list.
+    """
+
+    def route_shape(self, size: int, estimate: int) -> int | None:
+        """The partition a job of this shape goes to (None: none admits it)."""
+
+    def partitions_without_availability(self) -> list[str]:
+        """The partitions whose policy exports no list (Gas cannot run there)."""
+
+    def partition_availability(self, index: int, now: int) -> list[Frame]:
+        """Partition ``index``'s availability list from ``now`` on."""
+
+
+#: Where Gas looks: availability lists, each with the part of the job that would run
+#: against it (the sizes routed there). One pair on a single machine.
+Candidates = Sequence[tuple[Sequence[Frame], RuntimeFunction]]
+
+
 @define(frozen=True, slots=True)
 class Request:
     """What an application scheduler submits: ``size`` processors for ``runtime`` seconds.
@@ -135,6 +158,15 @@ def gas(frames: Sequence[Frame], function: RuntimeFunction) -> Request:
     return Request(size, function.runtime(size), start)
 
 
+def gas_routed(candidates: Candidates) -> Request:
+    """Gas over several lists (a partitioned machine): the best of each list's own Gas
+    request, by the same rule (least start + runtime, then fewer processors)."""
+    requests = [gas(frames, function) for frames, function in candidates]
+    if not requests:
+        raise ValueError("Gas was given no availability list")
+    return min(requests, key=lambda r: ((r.start or 0) + r.runtime, r.size))
+
+
 # -- request policies (registered by name: --moldable-policy) -----------------------
 class RequestPolicy(ABC):
     """How a moldable job's request is chosen at submission."""
@@ -146,9 +178,10 @@ class RequestPolicy(ABC):
 
     @abstractmethod
     def choose(
-        self, function: RuntimeFunction, frames: Sequence[Frame] | None, rng: np.random.Generator
+        self, function: RuntimeFunction, candidates: Candidates | None, rng: np.random.Generator
     ) -> Request:
-        """The request to submit (``frames`` is None when the policy needs none)."""
+        """The request to submit; ``candidates`` (the lists to read, with the sizes
+        routed to each) is None when the policy reads none."""
 
 
 REQUEST_POLICIES: Registry[type[RequestPolicy]] = Registry("moldable policy", "--moldable-policy")
@@ -157,14 +190,17 @@ REQUEST_POLICIES: Registry[type[RequestPolicy]] = Registry("moldable policy", "-
 @REQUEST_POLICIES.register
 class GasPolicy(RequestPolicy):
     name = "gas"
-    summary = "Gas, the size with the least start + runtime on the availability list (needs -s cons)"
+    summary = (
+        "Gas, the size with the least start + runtime on the availability list"
+        " (needs -s cons, or partitions all running cons)"
+    )
     needs_availability = True
 
     def choose(
-        self, function: RuntimeFunction, frames: Sequence[Frame] | None, rng: np.random.Generator
+        self, function: RuntimeFunction, candidates: Candidates | None, rng: np.random.Generator
     ) -> Request:
-        assert frames is not None
-        return gas(frames, function)
+        assert candidates is not None
+        return gas_routed(candidates)
 
 
 @REQUEST_POLICIES.register
@@ -173,7 +209,7 @@ class StaticPolicy(RequestPolicy):
     summary = "a uniformly random accepted size, whatever the load"
 
     def choose(
-        self, function: RuntimeFunction, frames: Sequence[Frame] | None, rng: np.random.Generator
+        self, function: RuntimeFunction, candidates: Candidates | None, rng: np.random.Generator
     ) -> Request:
         size = function.sizes[int(rng.integers(len(function.sizes)))]
         return Request(size, function.runtime(size))

@@ -61,13 +61,24 @@ class ApplicationSource(ABC):
 
 
 class DowneySource(ApplicationSource):
-    """Downey programs, parameters as in the module docstring."""
+    """Downey programs, parameters as in the module docstring.
+
+    ``sigma_mean`` and ``sigma_sd`` replace the distribution of sigma (a standard
+    deviation of 0 fixes sigma at the mean), for sensitivity checks: whatever they are,
+    sigma takes one normal draw per program, so the size rules drawn stay the same.
+    """
 
     rules = tuple(SIZE_RULES)
 
+    def __init__(self, sigma_mean: float = SIGMA_MEAN, sigma_sd: float = SIGMA_SD) -> None:
+        if not (sigma_mean >= 0 and sigma_sd >= 0 and math.isfinite(sigma_mean + sigma_sd)):
+            raise InputError(f"sigma needs a mean and deviation >= 0, got {sigma_mean}, {sigma_sd}", field="sigma")
+        self.sigma_mean = sigma_mean
+        self.sigma_sd = sigma_sd
+
     def draw_sigma(self, rng: np.random.Generator) -> float:
         while True:
-            sigma = float(rng.normal(SIGMA_MEAN, SIGMA_SD))
+            sigma = float(rng.normal(self.sigma_mean, self.sigma_sd))
             if sigma >= 0:
                 return sigma
 

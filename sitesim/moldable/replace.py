@@ -28,7 +28,7 @@ from simpy.core import StopSimulation
 
 from sitesim.errors import InputError
 from sitesim.moldable.gas import REQUEST_POLICIES, RequestPolicy
-from sitesim.moldable.model import ApplicationSource, DowneySource, TableSource, load_table
+from sitesim.moldable.model import SIGMA_MEAN, SIGMA_SD, ApplicationSource, DowneySource, TableSource, load_table
 from sitesim.moldable.speedup import RuntimeFunction
 from sitesim.moldable.view import AvailabilityView, SiteLike
 from sitesim.workload.job import Job
@@ -48,6 +48,8 @@ class MoldableSpec:
     #: With ``jobs``: end the simulation once they have all ended (one AppLeS needs
     #: nothing after its application's turn-around, and a replay costs half as much).
     stop_when_done: bool = False
+    #: Mean and standard deviation of Downey's sigma (sensitivity checks; docs/moldable.md).
+    sigma: tuple[float, float] = (SIGMA_MEAN, SIGMA_SD)
 
     def __attrs_post_init__(self) -> None:
         REQUEST_POLICIES.get(self.policy)
@@ -77,7 +79,7 @@ class Replacement:
     spec: MoldableSpec
     policy: RequestPolicy
     source: ApplicationSource
-    view: AvailabilityView | None
+    view: AvailabilityView
     nodes: int
     _select: np.random.Generator
     _model: np.random.Generator
@@ -85,12 +87,14 @@ class Replacement:
     records: list[MoldableRecord] = field(factory=list)
     original_cpu: float = 0.0
     altered_cpu: float = 0.0
+    #: Chosen jobs left rigid: on a partitioned machine, none of their sizes fit a partition.
+    kept_rigid: int = 0
 
     @classmethod
     def for_site(cls, spec: MoldableSpec, site: SiteLike, seed: int) -> Replacement:
         policy = REQUEST_POLICIES.get(spec.policy)()
-        view = AvailabilityView.of(site, f"moldable policy {spec.policy}") if policy.needs_availability else None
-        source: ApplicationSource = TableSource(load_table(spec.table)) if spec.table else DowneySource()
+        view = AvailabilityView.of(site, f"moldable policy {spec.policy}", lists=policy.needs_availability)
+        source: ApplicationSource = TableSource(load_table(spec.table)) if spec.table else DowneySource(*spec.sigma)
         # A stream family of its own (the extra word), apart from the replay's estimates.
         select, model, static = (
             np.random.default_rng(s) for s in np.random.SeedSequence([seed, 11]).spawn(3)
@@ -111,13 +115,17 @@ class Replacement:
         u = self._select.random()  # drawn for every job, so selections line up across policies
         chosen = job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
         if chosen:
-            function = self.source.program(job.size, job.runtime, self.nodes, self._model)
-            frames = self.view.frames() if self.view is not None else None
-            request = self.policy.choose(function, frames, self._static)
-            self.records.append(MoldableRecord(job, function, job.size, job.runtime, request.start))
-            job.size = request.size
-            job.runtime = job.estimate = request.runtime
-            job.failed = False
+            program = self.source.program(job.size, job.runtime, self.nodes, self._model)
+            function = self.view.routable(program)
+            if function is None:  # no size of it fits any partition: the job stays rigid
+                self.kept_rigid += 1
+            else:
+                candidates = self.view.candidates(function) if self.policy.needs_availability else None
+                request = self.policy.choose(function, candidates, self._static)
+                self.records.append(MoldableRecord(job, function, job.size, job.runtime, request.start))
+                job.size = request.size
+                job.runtime = job.estimate = request.runtime
+                job.failed = False
         self.altered_cpu += job.size * max(job.estimate, 0)
         return job
 
@@ -135,6 +143,7 @@ def moldable_block(policy: str, parts: list[Replacement]) -> dict[str, Any]:
     return {
         "policy": policy,
         "jobs": sum(len(p.records) for p in parts),
+        "kept_rigid": sum(p.kept_rigid for p in parts),
         "finished": len(done),
         "mean_turnaround": float(t.mean()) if len(t) else 0.0,
         "median_turnaround": float(np.median(t)) if len(t) else 0.0,

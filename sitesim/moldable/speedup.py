@@ -135,6 +135,10 @@ class RuntimeFunction:
         keep = [k for k, n in enumerate(self.sizes) if n <= nodes]
         if not keep:
             raise InputError(f"{self.label or 'job'}: no accepted size fits on {nodes} nodes")
+        return self.subset(keep)
+
+    def subset(self, keep: Sequence[int]) -> RuntimeFunction:
+        """The same job accepting only the sizes at indices ``keep`` (increasing)."""
         if len(keep) == len(self.sizes):
             return self
         return RuntimeFunction(

@@ -67,8 +67,12 @@ class PartitionSpec:
 
     def admits(self, job: Job) -> bool:
         """Whether this partition's class of jobs includes ``job``."""
+        return self.admits_shape(job.size, job.estimate)
+
+    def admits_shape(self, size: int, estimate: int) -> bool:
+        """Whether a job of ``size`` nodes and runtime estimate ``estimate`` belongs here."""
         limit = self.nodes if self.max_size is None else self.max_size
-        return job.size <= limit and (self.max_estimate is None or job.estimate <= self.max_estimate)
+        return size <= limit and (self.max_estimate is None or estimate <= self.max_estimate)
 
 
 def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec, ...]:
@@ -155,13 +159,40 @@ class PartitionedScheduler(Scheduler):
 
     def route(self, job: Job) -> int | None:
         """Index of the partition ``job`` goes to, or None if none admits it."""
-        for i, spec in enumerate(self.specs):
-            if spec.admits(job):
-                return i
-        return None
+        return self.route_shape(job.size, job.estimate)
 
     def admits(self, job: Job) -> bool:
         return self.route(job) is not None
+
+    # -- what application schedulers may read (docs/moldable.md, "Gas on partitions") --
+    def route_shape(self, size: int, estimate: int) -> int | None:
+        """Index of the partition a job of this shape would go to, or None: the routing
+        rule without a job, so a moldable job can ask where each of its sizes would run."""
+        for i, spec in enumerate(self.specs):
+            if spec.admits_shape(size, estimate):
+                return i
+        return None
+
+    def partitions_without_availability(self) -> list[str]:
+        """The partitions (``'name' (policy)``) whose policy exports no availability list.
+
+        A policy exports one by having ``availability(now)`` (conservative backfilling
+        does); the composite passes each partition's list on unchanged.
+        """
+        return [
+            f"{spec.name!r} ({spec.scheduler})"
+            for spec, part in zip(self.specs, self.parts, strict=True)
+            if not callable(getattr(part, "availability", None))
+        ]
+
+    def partition_availability(self, index: int, now: int) -> list[tuple[int, int | None, int]]:
+        """Partition ``index``'s availability list from ``now`` on, in its own nodes (only
+        for partitions not named by :meth:`partitions_without_availability`)."""
+        export = getattr(self.parts[index], "availability", None)
+        if export is None:
+            raise TypeError(f"partition {self.specs[index].name!r} exports no availability list")
+        frames: list[tuple[int, int | None, int]] = export(now)
+        return frames
 
     def enqueue(self, job: Job, now: int) -> None:
         i = self.route(job)

@@ -34,7 +34,7 @@ class AdaptiveUser(User):
         self,
         *args: Any,
         policy: RequestPolicy,
-        view: AvailabilityView | None,
+        view: AvailabilityView,
         nodes: int,
         **kwargs: Any,
     ) -> None:
@@ -52,11 +52,13 @@ class AdaptiveUser(User):
         job = super()._make_job(now, waited)
         program = self._program
         if program is None or program[0] != job.executable:
-            function = self.source.program(job.size, job.runtime, self.nodes, self._model_rng)
-            program = self._program = (job.executable, function)
-        function = program[1]
-        frames = self.view.frames() if self.view is not None else None
-        request = self.policy.choose(function, frames, self._size_rng)
+            drawn = self.source.program(job.size, job.runtime, self.nodes, self._model_rng)
+            program = self._program = (job.executable, drawn)
+        function = self.view.routable(program[1])
+        if function is None:  # no size of it fits any partition: submitted as drawn
+            return job
+        candidates = self.view.candidates(function) if self.policy.needs_availability else None
+        request = self.policy.choose(function, candidates, self._size_rng)
         job.size = request.size
         job.runtime = job.estimate = request.runtime
         job.failed = False
@@ -71,7 +73,9 @@ def adaptive_users(users: int, fraction: float) -> int:
 def make_adaptive_factory(site: Site, policy_name: str, nodes: int) -> Any:
     """A constructor with :class:`User`'s signature that builds adaptive users."""
     policy = REQUEST_POLICIES.get(policy_name)()
-    view = AvailabilityView.of(site, f"--adaptive with moldable policy {policy_name}") if policy.needs_availability else None
+    view = AvailabilityView.of(
+        site, f"--adaptive with moldable policy {policy_name}", lists=policy.needs_availability
+    )
 
     def build(*args: Any, **kwargs: Any) -> AdaptiveUser:
         return AdaptiveUser(*args, policy=policy, view=view, nodes=nodes, **kwargs)

@@ -25,7 +25,7 @@ def test_worked_example_candidates_a_b_c():
 def test_worked_example_gas_submits_20_processors_for_3_units():
     request = gas(EXAMPLE, APPLICATION)
     assert (request.size, request.runtime, request.start) == (20, 3, 7)
-    assert GasPolicy().choose(APPLICATION, EXAMPLE, np.random.default_rng(0)) == request
+    assert GasPolicy().choose(APPLICATION, [(EXAMPLE, APPLICATION)], np.random.default_rng(0)) == request
 
 
 def test_static_picks_accepted_sizes_uniformly():
