@@ -20,7 +20,8 @@ Rows:
   jobs the users submitted; more users submit more jobs until the site saturates.
 
 - Start-up: ``sitesim -c SMALL.swf`` on a 100-job trace, as a whole process (``python
-  -m sitesim``), so interpreter start and imports are what it measures.
+  -m sitesim``), so interpreter start and imports are what it measures; beside it, run
+  alternately, ``python -c pass`` (the interpreter alone: the floor of any start-up).
 
 Conservative backfilling (``cons``) is timed on the synthetic workload at the
 ``--cons-scales`` sizes only (default 1x): it costs several times EASY.
@@ -234,8 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_startup:
             small = workdir / "small.swf"
             write_swf(small, synthetic_records(100, args.seed), header=[f"; MaxProcs: {NODES}"])
-            ((wall, cpu),) = time_processes([sitesim_command(small, "fcfs")], args.repeat)
+            # The bare interpreter alternately with it: what start-up cannot go below.
+            (wall, cpu), (bare_wall, bare_cpu) = time_processes(
+                [sitesim_command(small, "fcfs"), [sys.executable, "-c", "pass"]], args.repeat
+            )
             rows.append(("start-up: sitesim -c (100 jobs), whole process", "fcfs", 100, wall, cpu))
+            rows.append(("interpreter alone: python -c pass, whole process", "-", 0, bare_wall, bare_cpu))
         for scale in compare:
             trace = traces[scale]
             (ref_wall, ref_cpu), (wall, cpu) = time_processes(
@@ -248,10 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| workload | scheduler | jobs | wall s | jobs/s (wall) | CPU s | jobs/s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for workload, scheduler, jobs, wall, cpu in rows:
-        print(
-            f"| {workload} | {scheduler} | {jobs} | {wall:.2f} | {jobs / wall:,.0f}"
-            f" | {cpu:.2f} | {jobs / cpu:,.0f} |"
-        )
+        per_wall, per_cpu = (f"{jobs / wall:,.0f}", f"{jobs / cpu:,.0f}") if jobs else ("-", "-")
+        print(f"| {workload} | {scheduler} | {jobs} | {wall:.2f} | {per_wall} | {cpu:.2f} | {per_cpu} |")
     if ratios:
         print()
         print("| workload (EASY, whole process) | jobs | reference wall s | reference CPU s"

@@ -29,17 +29,18 @@ from sitesim.moldable.replace import MoldableSpec
 from sitesim.runs.replay import ReplayConfig
 
 FIELDS = [
-    "trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd", "jobs", "mean_turnaround", "median_turnaround",
+    "trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd", "feedback", "jobs", "mean_turnaround", "median_turnaround",
     "max_turnaround", "load_ratio", "late_starts", "rigid_mean_wait", "utilization", "cpu_seconds",
 ]
 
 
 def run(
-    trace: Path, name: str, fraction: float, seed: int, policy: str, days: float, sigma: tuple[float, float]
+    trace: Path, name: str, fraction: float, seed: int, policy: str, days: float, sigma: tuple[float, float],
+    feedback: str | None = None,
 ) -> dict[str, object]:
     cpu = time.process_time()
     spec = MoldableSpec(policy=policy, fraction=fraction, sigma=sigma)
-    config = ReplayConfig(trace=str(trace), scheduler="cons", seed=seed, moldable=spec)
+    config = ReplayConfig(trace=str(trace), scheduler="cons", seed=seed, moldable=spec, feedback=feedback)
     results, document = run_moldable(config, days)
     m = document["moldable"]
     # The others' mean wait: all completed jobs' total wait minus the replaced ones'.
@@ -54,7 +55,7 @@ def run(
     window = sum(r.metrics.window for r in results)
     return {
         "trace": name, "fraction": f"{fraction:g}", "seed": seed, "policy": policy,
-        "sigma_mean": f"{sigma[0]:g}", "sigma_sd": f"{sigma[1]:g}",
+        "sigma_mean": f"{sigma[0]:g}", "sigma_sd": f"{sigma[1]:g}", "feedback": feedback or "none",
         "jobs": m["jobs"], "mean_turnaround": f"{m['mean_turnaround']:.2f}",
         "median_turnaround": f"{m['median_turnaround']:.1f}", "max_turnaround": m["max_turnaround"],
         "load_ratio": f"{m['load_ratio']:.4f}", "late_starts": m["late_starts"],
@@ -76,19 +77,25 @@ def main(argv: list[str] | None = None) -> int:
         "--sigma", default=f"{SIGMA_MEAN:g},{SIGMA_SD:g}",
         help="mean,sd of Downey's sigma (default: the model's; sd 0 fixes it), a sensitivity check",
     )
+    parser.add_argument(
+        "--feedback", default=None,
+        help="replay with feedback (session starts absolute|relative): users wait for their jobs",
+    )
     parser.add_argument("-o", "--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.traces is None:
         parser.error("give --traces or set SITESIM_TRACES")
     mean, sd = (float(x) for x in args.sigma.split(","))
-    table = ResumableCsv(args.out, FIELDS, key=["trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd"])
+    key = ["trace", "fraction", "seed", "policy", "sigma_mean", "sigma_sd", "feedback"]
+    table = ResumableCsv(args.out, FIELDS, key=key)
     for name in args.logs.split(","):
         for fraction in (float(x) for x in args.fractions.split(",")):
             for seed in (int(x) for x in args.seeds.split(",")):
                 for policy in args.policies.split(","):
-                    if table.done(name, f"{fraction:g}", seed, policy, f"{mean:g}", f"{sd:g}"):
+                    if table.done(name, f"{fraction:g}", seed, policy, f"{mean:g}", f"{sd:g}", args.feedback or "none"):
                         continue
-                    row = run(args.traces / PAPER_LOGS[name], name, fraction, seed, policy, args.slice_days, (mean, sd))
+                    trace = args.traces / PAPER_LOGS[name]
+                    row = run(trace, name, fraction, seed, policy, args.slice_days, (mean, sd), args.feedback)
                     table.append([row])
                     print(",".join(str(row[k]) for k in FIELDS), flush=True)
     return 0

@@ -92,17 +92,80 @@ def with_ci(mean: float, half: float | None) -> str:
     return f"{mean:,.0f}" + (f" ± {half:,.0f}" if half is not None and math.isfinite(half) else "")
 
 
+def is_default(r: dict[str, str]) -> bool:
+    """A run of the model as documented: default sigma, open-model replay."""
+    return (r.get("sigma_mean", "1.209"), r.get("sigma_sd", "1.132"), r.get("feedback", "none")) == (
+        "1.209", "1.132", "none",
+    )
+
+
+def by_key(rows: list[dict[str, str]], *columns: str) -> dict[tuple[str, ...], list[dict[str, str]]]:
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        groups[tuple(r[c] for c in columns)].append(r)
+    return groups
+
+
+def load_ratio_table(rows: list[dict[str, str]]) -> list[str]:
+    """The paper's Table 5.8: load ratio per log and share replaced, ours (Gas / static) beside its."""
+    groups = by_key([r for r in rows if is_default(r)], "trace", "fraction", "policy")
+    head = "| replaced |" + "".join(f" {log}: Gas / static (paper) |" for log in LOGS)
+    out = [head, "|---:|" + "---:|" * len(LOGS)]
+    for fraction in sorted(PAPER_BUSHEL["KTH-SP2"]):  # the shares the paper reports
+        cells = []
+        for log in LOGS:
+            g, s = (groups.get((log, f"{fraction:g}", p), []) for p in ("gas", "static"))
+            paper = PAPER_BUSHEL[log].get(round(fraction, 2))
+            mine = (
+                f"{np.mean([float(r['load_ratio']) for r in g]):.3f} / {np.mean([float(r['load_ratio']) for r in s]):.3f}"
+                if g and s else "–"
+            )
+            cells.append(f" {mine} ({paper[0]:.4f}) |" if paper else f" {mine} |")
+        out.append(f"| {fraction:.0%} |" + "".join(cells))
+    return out
+
+
+def variant_table(rows: list[dict[str, str]], baseline: list[dict[str, str]]) -> list[str]:
+    """Gas vs static on the same log and share under variants (another sigma, or
+    feedback), beside the documented model on the same seeds."""
+    seeds = {r["seed"] for r in rows}
+    chosen = {(r["trace"], r["fraction"]) for r in rows if r["fraction"] != "0"}
+    every = rows + [r for r in baseline if is_default(r) and r["seed"] in seeds and (r["trace"], r["fraction"]) in chosen]
+    groups = by_key(every, "trace", "fraction", "sigma_mean", "sigma_sd", "feedback")
+    out = [
+        "| log | replaced | sigma (mean, sd) | replay | seeds | load ratio Gas / static | Gas mean (s)"
+        " | static mean (s) | Gas / static | others' mean wait, Gas / static (s) |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (log, fraction, mean, sd, feedback), sel in sorted(groups.items()):
+        g = [r for r in sel if r["policy"] == "gas"]
+        s = [r for r in sel if r["policy"] == "static"]
+        if not g or not s:
+            continue
+        gm, gci = mean_ci([float(r["mean_turnaround"]) for r in g])
+        sm, sci = mean_ci([float(r["mean_turnaround"]) for r in s])
+        out.append(
+            f"| {log} | {float(fraction):.0%} | {mean}, {sd} | {'open' if feedback == 'none' else 'feedback'} |"
+            f" {len(g)} | {np.mean([float(r['load_ratio']) for r in g]):.3f} /"
+            f" {np.mean([float(r['load_ratio']) for r in s]):.3f} | {with_ci(gm, gci)} | {with_ci(sm, sci)} |"
+            f" {gm / sm:.2f} | {np.mean([float(r['rigid_mean_wait']) for r in g]):,.0f} /"
+            f" {np.mean([float(r['rigid_mean_wait']) for r in s]):,.0f} |"
+        )
+    return out
+
+
 def bushel_table(rows: list[dict[str, str]]) -> list[str]:
     groups: dict[tuple[str, float, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
-        groups[(r["trace"], float(r["fraction"]), r["policy"])].append(r)
+        if is_default(r):
+            groups[(r["trace"], float(r["fraction"]), r["policy"])].append(r)
     out = [
         "| log | replaced | seeds | load ratio Gas / static | Gas mean turn-around (s) | static mean (s)"
         " | Gas / static | others' mean wait, Gas / static (s) | paper: load ratio, Gas / static |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for log in LOGS:
-        for fraction in sorted({f for (t, f, _p) in groups if t == log}):
+        for fraction in sorted(PAPER_BUSHEL[log]):  # the shares the paper reports
             g, s = groups.get((log, fraction, "gas"), []), groups.get((log, fraction, "static"), [])
             if not g or not s:
                 continue
@@ -148,7 +211,7 @@ def plot_bushel(rows: list[dict[str, str]], path: Path) -> None:
         for policy, style in (("gas", "o-"), ("static", "s--")):
             pts = defaultdict(list)
             for r in rows:
-                if r["trace"] == log and r["policy"] == policy:
+                if r["trace"] == log and r["policy"] == policy and is_default(r):
                     pts[float(r["fraction"])].append(float(r["mean_turnaround"]))
             if pts:
                 x = sorted(pts)
@@ -222,13 +285,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--one-apples", type=Path, required=True)
     parser.add_argument("--bushel", type=Path, required=True)
     parser.add_argument("--adaptive", type=Path)
+    parser.add_argument("--sigma", type=Path, help="bushel CSV of runs with other sigma (--sigma of the bushel script)")
+    parser.add_argument("--feedback", type=Path, help="bushel CSV of runs with feedback (--feedback of the bushel script)")
     parser.add_argument("--figures", type=Path, default=Path("docs/figures"))
     parser.add_argument("--doc", type=Path)
     args = parser.parse_args(argv)
     one, bushel = read(args.one_apples), read(args.bushel)
     plot_improvement(one, args.figures / "moldable_improvement.png")
     plot_bushel(bushel, args.figures / "moldable_bushel.png")
-    tables = {"one-apples table": one_apples_table(one), "bushel table": bushel_table(bushel)}
+    tables = {
+        "one-apples table": one_apples_table(one),
+        "bushel table": bushel_table(bushel),
+        "load-ratio table": load_ratio_table(bushel),
+    }
+    if args.sigma is not None:
+        tables["sigma table"] = variant_table(read(args.sigma), bushel)
+    if args.feedback is not None:
+        tables["feedback table"] = variant_table(read(args.feedback), bushel)
     if args.adaptive is not None:
         tables["adaptive table"] = plot_adaptive(read(args.adaptive), args.figures / "moldable_adaptive.png")
     if args.doc is None:

@@ -53,19 +53,44 @@ _fraction = _checked(
 )
 
 
-def _add_moldable_arguments(parser: argparse.ArgumentParser) -> None:
-    """Moldable jobs (docs/moldable.md): replay replacement and adaptive users."""
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose costly help texts are written only when help is shown.
+
+    Why: some help lists a registry whose module imports numpy (the moldable request
+    policies); building that text for every run would put numpy on the start-up of a
+    plain trace replay, which otherwise never loads it (docs/performance.md).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._late_help: list[tuple[argparse.Action, Callable[[], str]]] = []
+
+    def add_late_help(self, action: argparse.Action, text: Callable[[], str]) -> None:
+        """Set ``action``'s help to ``text()`` when the help is first formatted."""
+        self._late_help.append((action, text))
+
+    def format_help(self) -> str:
+        for action, text in self._late_help:
+            action.help = text()
+        self._late_help.clear()
+        return super().format_help()
+
+
+def _moldable_policy_help() -> str:
     from sitesim.moldable.gas import REQUEST_POLICIES
 
+    return f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}".replace("%", "%%")
+
+
+def _add_moldable_arguments(parser: _Parser) -> None:
+    """Moldable jobs (docs/moldable.md): replay replacement and adaptive users."""
     parser.add_argument(
         "--moldable", type=_fraction, metavar="FRACTION",
         help="replay only: replace this share of the jobs by moldable ones sized at"
         " submission by --moldable-policy (docs/moldable.md)",
     )
-    parser.add_argument(
-        "--moldable-policy", metavar="POLICY",
-        help=f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}",
-    )
+    policy = parser.add_argument("--moldable-policy", metavar="POLICY")
+    parser.add_late_help(policy, _moldable_policy_help)
     parser.add_argument(
         "--moldable-table", metavar="CSV",
         help="replay with --moldable: measured applications (application,processors,runtime)"
@@ -90,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     schedulers = policy_help()
     estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
     schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sitesim",
         usage="sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]",
         description=(

@@ -104,6 +104,15 @@ class Site:
     # -- job sources -------------------------------------------------------------
     def submit(self, job: Job) -> None:
         """Submit ``job`` now; the scheduler sees it in the pass at the end of this instant."""
+        self.enter(job)
+        self._request_pass()
+
+    def enter(self, job: Job) -> None:
+        """Submit ``job`` now, leaving the pass to :meth:`settle`.
+
+        For a job source submitting from an event callback of its own, which then calls
+        :meth:`settle` as its last step (the trace replay does).
+        """
         job.submit = int(self.env.now)
         job.seq = self._seq
         self._seq += 1
@@ -113,7 +122,24 @@ class Site:
         self.scheduler.enqueue(job, job.submit)
         for hook in self._submit_hooks:
             hook(job)
-        self._request_pass()
+
+    def settle(self) -> None:
+        """Hold this instant's scheduling pass, as the last step of an event callback.
+
+        The pass must come after everything else that happens at this instant (module
+        docstring of :mod:`sitesim.engine.events`). When no other event is due now, the
+        pass would be the very next event, so it runs at once instead of costing an
+        event of its own; otherwise it is queued at ``SCHEDULING`` priority as usual.
+        Either way the same pass sees the same state, so schedules do not change.
+        """
+        if self._pass_pending:
+            return
+        env = self.env
+        if env.peek() > env.now:
+            self._run_pass()
+        else:
+            self._pass_pending = True
+            At(env, 0, SCHEDULING, self._pass)
 
     def watch(self, job: Job) -> simpy.Event:
         """An event that succeeds when ``job`` ends (what a waiting user yields on)."""
@@ -129,20 +155,31 @@ class Site:
 
     def _pass(self, _event: At) -> None:
         self._pass_pending = False
-        now = int(self.env.now)
+        self._run_pass()
+
+    def _run_pass(self) -> None:
+        env = self.env
+        now = int(env.now)
         machine = self.machine
-        for job in self.scheduler.schedule(now, machine.free):
-            machine.allocate(job.size)
-            job.start = now
-            if job.runtime > job.estimate:
-                job.killed = True
-                duration = job.estimate
-            else:
-                duration = job.runtime
-            self.running += 1
-            job.run_token = At(self.env, duration, COMPLETION, self._end, job)
-            for hook in self._start_hooks:
-                hook(job)
+        started = self.scheduler.schedule(now, machine.free)
+        if started:
+            nodes = 0
+            for job in started:
+                nodes += job.size
+            machine.allocate(nodes)
+            self.running += len(started)
+            hooks = self._start_hooks
+            end = self._end
+            for job in started:
+                job.start = now
+                if job.runtime > job.estimate:
+                    job.killed = True
+                    duration = job.estimate
+                else:
+                    duration = job.runtime
+                job.run_token = At(env, duration, COMPLETION, end, job)
+                for hook in hooks:
+                    hook(job)
         if self._timers:
             self._set_timers()
 
@@ -159,7 +196,7 @@ class Site:
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
         self.scheduler.timer_expired(job, int(self.env.now))
-        self._request_pass()
+        self.settle()
 
     def _kill(self, job: Job) -> None:
         if job.run_token is None:
@@ -192,4 +229,4 @@ class Site:
         watcher = self._watchers.pop(job.id, None) if self._watchers else None
         if watcher is not None:
             watcher.succeed(job)
-        self._request_pass()
+        self.settle()

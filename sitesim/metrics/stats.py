@@ -62,19 +62,29 @@ class JobStats:
     used_work: float = 0.0
     last_end: int = -1
 
-    def add_end(self, job: Job) -> None:
-        ran = job.end - job.start
-        response = job.end - job.submit
-        self.completed += 1
-        self.killed += job.killed
-        self.failed += job.failed and not job.killed
-        self.sum_wait += job.start - job.submit
-        self.sum_response += response
-        self.sum_slowdown += response / (ran if ran > 1 else 1)
-        self.sum_bsld += response / (ran if ran > BSLD_THRESHOLD else BSLD_THRESHOLD)
-        self.used_work += job.size * ran
-        if job.end > self.last_end:
-            self.last_end = job.end
+    def add_end(self, job: Job, also: JobStats | None = None) -> None:
+        """Count ``job``'s end here and, if given, in ``also`` (the run adds each job to
+        the system's and its user's sums: the terms are computed once for both)."""
+        end = job.end
+        ran = end - job.start
+        response = end - job.submit
+        killed = job.killed
+        failed = job.failed and not killed
+        wait = job.start - job.submit
+        slowdown = response / (ran if ran > 1 else 1)
+        bsld = response / (ran if ran > BSLD_THRESHOLD else BSLD_THRESHOLD)
+        work = job.size * ran
+        for stats in (self,) if also is None else (self, also):
+            stats.completed += 1
+            stats.killed += killed
+            stats.failed += failed
+            stats.sum_wait += wait
+            stats.sum_response += response
+            stats.sum_slowdown += slowdown
+            stats.sum_bsld += bsld
+            stats.used_work += work
+            if end > stats.last_end:
+                stats.last_end = end
 
     def mean(self, total: float) -> float:
         return total / self.completed if self.completed else 0.0
@@ -138,28 +148,41 @@ class RunMetrics:
             stats = self.users[user] = JobStats()
         return stats
 
+    # The three hooks run once per job each: _advance and _user are written out in them.
     def on_submit(self, job: Job) -> None:
         now = job.submit
         if self.t0 < 0:
             self.t0 = now
             self._busy_since = now
-        self._advance(now)
+        self.busy_integral += self.busy * (now - self._busy_since)
+        self._busy_since = now
         self.last_submit = now
         self.integral_at_last_submit = self.busy_integral
         work = job.size * job.runtime
-        for stats in (self.system, self._user(job.user)):
-            stats.submitted += 1
-            stats.offered_work += work
+        system = self.system
+        system.submitted += 1
+        system.offered_work += work
+        user = self.users.get(job.user)
+        if user is None:
+            user = self._user(job.user)
+        user.submitted += 1
+        user.offered_work += work
 
     def on_start(self, job: Job) -> None:
-        self._advance(job.start)
+        now = job.start
+        self.busy_integral += self.busy * (now - self._busy_since)
+        self._busy_since = now
         self.busy += job.size
 
     def on_end(self, job: Job) -> None:
-        self._advance(job.end)
+        now = job.end
+        self.busy_integral += self.busy * (now - self._busy_since)
+        self._busy_since = now
         self.busy -= job.size
-        self.system.add_end(job)
-        self._user(job.user).add_end(job)
+        user = self.users.get(job.user)
+        if user is None:
+            user = self._user(job.user)
+        self.system.add_end(job, user)
         self.waits.add(job)
 
     def on_kill(self, job: Job) -> None:

@@ -16,10 +16,14 @@ as possible, as Cirne & Berman (1999, section 5.1) required of their substitutes
   between the job's size and the machine size. Gas then picks wide partitions at low
   efficiency and the altered KTH log carries 1.22 times the original requested CPU
   instead of 0.96, so the bushel would measure an overloaded machine.);
-- **sigma**: drawn from the normal distribution of Cirne & Berman's moldable-job model
-  (IPDPS 2001), mean :data:`SIGMA_MEAN`, standard deviation :data:`SIGMA_SD`,
-  redrawn while negative. These two values are the only parameters taken from that
-  model; they are named constants so a different calibration is one change;
+- **sigma**: normal, mean :data:`SIGMA_MEAN`, standard deviation :data:`SIGMA_SD`,
+  redrawn while negative. The values are attributed to Cirne & Berman's moldable-job
+  model ("A model for moldable supercomputer jobs", IPDPS 2001,
+  doi:10.1109/IPDPS.2001.925004), which the Parallel Workloads Archive's models page
+  lists (Cirne01) and its Downey97 page credits with the distributions of Downey's
+  parameters; neither page, nor any public source found, states them, so they are
+  *unconfirmed* named constants (docs/moldable.md, "Checking sigma", with a
+  sensitivity check: the sigma of a run is ``MoldableSpec.sigma``);
 - **work T1**: ``runtime x S(size)``, so that on its original size the program runs
   exactly as long as the job it replaces (same CPU time there).
 
@@ -47,7 +51,8 @@ from sitesim.moldable.speedup import (
     downey_speedup,
 )
 
-#: Cirne & Berman (2001): sigma of Downey's model ~ Normal(1.209, 1.132), non-negative.
+#: Sigma of Downey's model ~ Normal(1.209, 1.132), non-negative: attributed to Cirne &
+#: Berman (IPDPS 2001), not confirmed from a public source (docs/moldable.md).
 SIGMA_MEAN = 1.209
 SIGMA_SD = 1.132
 

@@ -20,6 +20,7 @@ log over that of the original, over the jobs replayed.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,8 @@ class Replacement:
     altered_cpu: float = 0.0
     #: Chosen jobs left rigid: on a partitioned machine, none of their sizes fit a partition.
     kept_rigid: int = 0
+    #: Job number -> seed of its program, for the jobs to replace, once :meth:`plan` ran.
+    _planned: dict[int, int] | None = None
 
     @classmethod
     def for_site(cls, spec: MoldableSpec, site: SiteLike, seed: int) -> Replacement:
@@ -110,12 +113,33 @@ class Replacement:
         if len(records) == len(self.spec.jobs) and all(r.job.end >= 0 for r in records):
             raise StopSimulation(None)  # env.run() returns; the replay reports as usual
 
+    def plan(self, jobs: Iterable[Job]) -> None:
+        """Draw, in trace order and before any submission, which jobs are replaced.
+
+        A replay with feedback submits jobs in an order that depends on the schedule, so
+        draws taken at submission would differ between Gas and static. Planned, each
+        job's selection is drawn in trace order, and a replaced job's program from a
+        seed drawn then: both policies face the same jobs and the same programs.
+        """
+        self._planned = {job.id: int(self._model.integers(2**63)) for job in jobs if self._chosen(job)}
+
+    def _chosen(self, job: Job) -> bool:
+        u = self._select.random()  # drawn for every job, so selections line up across policies
+        return job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
+
+    def _program(self, job: Job) -> RuntimeFunction | None:
+        """The program replacing ``job``, or None if it stays as it is."""
+        if self._planned is not None:
+            seed = self._planned.pop(job.id, None)
+            return None if seed is None else self.source.program(
+                job.size, job.runtime, self.nodes, np.random.default_rng(seed)
+            )
+        return self.source.program(job.size, job.runtime, self.nodes, self._model) if self._chosen(job) else None
+
     def __call__(self, job: Job) -> Job:
         self.original_cpu += job.size * max(job.estimate, 0)
-        u = self._select.random()  # drawn for every job, so selections line up across policies
-        chosen = job.id in self.spec.jobs if self.spec.jobs else u < self.spec.fraction
-        if chosen:
-            program = self.source.program(job.size, job.runtime, self.nodes, self._model)
+        program = self._program(job)
+        if program is not None:
             function = self.view.routable(program)
             if function is None:  # no size of it fits any partition: the job stays rigid
                 self.kept_rigid += 1

@@ -13,10 +13,8 @@ input errors naming the file and the key.
 
 from __future__ import annotations
 
-import tomllib
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, available, check_scheduler, make_scheduler
@@ -27,6 +25,9 @@ from sitesim.schedulers.partitioned import (
     check_partitions,
     total_nodes,
 )
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 #: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
 _PARTITION_KEYS: dict[str, tuple[type, bool]] = {
@@ -42,6 +43,8 @@ def read_toml(path: str | Path | Traversable) -> dict[str, Any]:
     """A TOML file's tables; unreadable or invalid files are input errors naming it.
 
     ``path`` may also be a shipped file (:mod:`sitesim.resources`)."""
+    import tomllib  # here, not at the top: a run without a site or partition file never reads TOML
+
     where = str(path)
     file = Path(path) if isinstance(path, str) else path
     try:

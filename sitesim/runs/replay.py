@@ -16,7 +16,6 @@ from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
-from sitesim.moldable.replace import MoldableSpec, Replacement
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
 from sitesim.runs.policy import build_scheduler, check_machine, check_policy, partitioned_nodes
@@ -26,8 +25,10 @@ from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
 
-if TYPE_CHECKING:  # numpy and the feedback replay are imported only by runs that use them
+if TYPE_CHECKING:  # numpy, moldable jobs and the feedback replay: only runs that use them
     import numpy as np
+
+    from sitesim.moldable.replace import MoldableSpec, Replacement
 
 DEFAULT_NODES = 128
 #: Replay's ``--failures`` choices: keep the trace's failures, or run every job to the end.
@@ -70,8 +71,6 @@ class ReplayConfig:
             if self.feedback not in SESSION_STARTS:
                 known = ", ".join(SESSION_STARTS)
                 raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
-        if self.feedback is not None and self.moldable is not None:
-            raise InputError("moldable replacement replays the open model; drop --feedback", field="--moldable")
 
 
 @define(slots=True)
@@ -161,7 +160,7 @@ def _job_source(
 
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
-        session_starts=config.feedback,
+        session_starts=config.feedback, shaper=shaper,
     )
 
 
@@ -207,7 +206,11 @@ def run_replay(
         check_machine(scheduler, nodes)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
-        shaper = Replacement.for_site(config.moldable, run.site, config.seed) if config.moldable else None
+        shaper = None
+        if config.moldable:
+            from sitesim.moldable.replace import Replacement
+
+            shaper = Replacement.for_site(config.moldable, run.site, config.seed)
         staged = None
         if out is not None:
             policy = label(config.partitions) if config.partitions else config.scheduler

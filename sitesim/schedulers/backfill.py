@@ -84,6 +84,27 @@ def easy_pass(
     skipped as a backfill candidate). ``began(job)``: when the job's current run
     started, for a job chosen while it is already running (default: ``now``).
     """
+    started, _ = easy_pass_settled(queue, free, now, running, hold, blocked=blocked, began=began)
+    return started
+
+
+#: What a complete EASY pass leaves behind: (free nodes, shadow time, extra nodes,
+#: queue length) after it, all jobs in the queue having been tried.
+Settled = tuple[int, int, int, int]
+
+
+def easy_pass_settled(
+    queue: list[Job],
+    free: int,
+    now: int,
+    running: Running,
+    hold: Hold,
+    *,
+    blocked: Callable[[Job], bool] | None = None,
+    began: Callable[[Job], int] | None = None,
+) -> tuple[list[Job], Settled | None]:
+    """:func:`easy_pass`, and its :data:`Settled` state when its backfill scan tried
+    every queued job (None when it did not compute a shadow time or ran out of nodes)."""
     n = fcfs_heads(queue, free, blocked)
     started = queue[:n]
     if n:
@@ -92,25 +113,71 @@ def easy_pass(
             free -= job.size
             hold(job, (now if began is None else began(job)) + job.estimate)
     if len(queue) < 2 or free == 0:
-        return started
+        return started, None
     end_by, extra = shadow(running, queue[0].size, free)
+    return started, backfill(queue, 1, free, now, end_by, extra, hold, started, blocked=blocked, began=began)
+
+
+def backfill(
+    queue: list[Job],
+    first: int,
+    free: int,
+    now: int,
+    end_by: int,
+    extra: int,
+    hold: Hold,
+    started: list[Job],
+    *,
+    blocked: Callable[[Job], bool] | None = None,
+    began: Callable[[Job], int] | None = None,
+) -> Settled | None:
+    """The backfill scan of ``queue[first:]`` against shadow time ``end_by`` and
+    ``extra`` nodes: chosen jobs are held, appended to ``started`` and removed from the
+    queue. Returns the :data:`Settled` state, or None if the free nodes ran out.
+
+    Resuming from a settled state (``first`` = its queue length) when only arrivals
+    happened since gives the pass a full scan would: with no job ended, the head still
+    does not fit, the shadow time is the same (jobs backfilled before it give their
+    nodes back by then; the others took them from the extra nodes, which is why the
+    state holds the extra nodes *left*), and every job tried before was refused with at
+    least as many free and extra nodes as remain, and an earlier end than it would now
+    have. Only the jobs that arrived since can start.
+    """
     picked: list[int] = []
-    for i in range(1, len(queue)):
-        job = queue[i]
-        size = job.size
-        if size > free or (blocked is not None and blocked(job)):
-            continue
-        end = (now if began is None else began(job)) + job.estimate
-        if end > end_by:
-            if size > extra:
+    if blocked is None and began is None:
+        for i in range(first, len(queue)):
+            job = queue[i]
+            size = job.size
+            if size > free:
                 continue
-            extra -= size
-        free -= size
-        hold(job, end)
-        started.append(job)
-        picked.append(i)
-        if free == 0:
-            break
+            end = now + job.estimate
+            if end > end_by:
+                if size > extra:
+                    continue
+                extra -= size
+            free -= size
+            hold(job, end)
+            started.append(job)
+            picked.append(i)
+            if free == 0:
+                break
+    else:
+        for i in range(first, len(queue)):
+            job = queue[i]
+            size = job.size
+            if size > free or (blocked is not None and blocked(job)):
+                continue
+            end = (now if began is None else began(job)) + job.estimate
+            if end > end_by:
+                if size > extra:
+                    continue
+                extra -= size
+            free -= size
+            hold(job, end)
+            started.append(job)
+            picked.append(i)
+            if free == 0:
+                break
     for i in reversed(picked):
         del queue[i]
-    return started
+    return (free, end_by, extra, len(queue)) if free else None

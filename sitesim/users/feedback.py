@@ -55,7 +55,7 @@ class FeedbackReplay(TraceReplay):
         session_starts: str = "absolute",
         **options: Any,
     ) -> None:
-        """``options`` are the conventional replay's (load_factor, rng, failures)."""
+        """``options`` are the conventional replay's (load_factor, rng, failures, shaper)."""
         super().__init__(site, reader, estimates, **options)
         self.session_starts = session_starts
         self.feedback = FeedbackCounts(session_starts=session_starts)
@@ -70,7 +70,11 @@ class FeedbackReplay(TraceReplay):
 
     def start(self) -> None:
         """Read the trace, group it into batches, and schedule the root batches."""
-        batches, self.feedback = plan_batches(list(self.accepted()), self.session_starts)
+        jobs = list(self.accepted())
+        plan = getattr(self.shaper, "plan", None)
+        if plan is not None:  # moldable replacement: its draws in trace order, not submit order
+            plan(jobs)
+        batches, self.feedback = plan_batches(jobs, self.session_starts)
         for batch in batches:
             if batch.waits:
                 assert batch.previous is not None
@@ -136,6 +140,8 @@ class FeedbackReplay(TraceReplay):
                 previous = batch.previous
                 if previous is not None and previous.open > 0:
                     self.feedback.overlapping_session_starts += 1
+            if self.shaper is not None:  # a moldable job is sized now (docs/moldable.md)
+                job = self.shaper(job)
             self.site.submit(job)
             self._batch_of[job.seq] = batch
             counts.submitted += 1

@@ -74,15 +74,20 @@ def job_from_record(
     # Status 0 is also what a job killed at its requested time gets (sitesim writes it
     # so, and so do the logs): a run that reached its request was killed, not a failure.
     killed_at_limit = 0 < requested <= runtime
-    return Job(
-        id=record.job_number,
-        submit=int(record.submit_time),
-        size=size,
-        runtime=runtime,
-        estimate=estimates.estimate(runtime, requested, rng),
-        user=record.user_id,
-        preceding=record.preceding_job,
-        think=int(record.think_time),
-        source=record,
-        failed=failures and record.status == STATUS_FAILED and not killed_at_limit,
+    # Positional (id, submit, size, runtime, estimate, user, preceding, think,
+    # executable, source): this runs once per record of every replay.
+    job = Job(
+        record.job_number,
+        int(record.submit_time),
+        size,
+        runtime,
+        estimates.estimate(runtime, requested, rng),
+        record.user_id,
+        record.preceding_job,
+        int(record.think_time),
+        -1,
+        record,
     )
+    if failures and record.status == STATUS_FAILED and not killed_at_limit:
+        job.failed = True
+    return job

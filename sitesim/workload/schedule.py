@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import IO
 
 from sitesim.workload.job import Job
-from sitesim.workload.swf import STATUS_COMPLETED, STATUS_FAILED, SwfRecord, format_record
+from sitesim.workload.swf import STATUS_COMPLETED, STATUS_FAILED, SwfRecord, format_values
 
 #: SWF status written for a job killed at its runtime estimate.
 STATUS_KILLED = STATUS_FAILED
@@ -29,22 +29,10 @@ def job_record(job: Job) -> SwfRecord:
     Failed jobs (``job.failed``) and jobs killed at their estimate both get status 0,
     as in the archive's logs; the run summary counts the two apart (docs/failures.md).
     """
-    if job.end >= 0:
-        wait, run, status = job.start - job.submit, job.end - job.start, STATUS_COMPLETED
-        if job.killed or job.failed:
-            status = STATUS_KILLED if job.killed else STATUS_FAILED
-    else:
-        wait, run, status = (job.start - job.submit if job.start >= 0 else -1), job.runtime, -1
     source = job.source
     if isinstance(source, SwfRecord):
-        if status == STATUS_COMPLETED and (
-            source.status != STATUS_FAILED or 0 < source.requested_time <= run
-        ):
-            # Keep the trace's label, except for a trace failure replayed as not
-            # failing (--failures none), which completed. A status-0 run that reached
-            # its request was a kill at the limit and keeps its 0.
-            status = source.status
-        return source.with_times(job.submit, wait, run, status)
+        return source.with_times(job.submit, *_times(job, source))
+    wait, run, status = _times(job, None)
     return SwfRecord(
         job_number=job.id,
         submit_time=job.submit,
@@ -59,6 +47,24 @@ def job_record(job: Job) -> SwfRecord:
         preceding_job=job.preceding,
         think_time=job.think,
     )
+
+
+def _times(job: Job, source: SwfRecord | None) -> tuple[int, int, int]:
+    """Wait, run time and status of ``job``'s record (see :func:`job_record`)."""
+    if job.end >= 0:
+        wait, run, status = job.start - job.submit, job.end - job.start, STATUS_COMPLETED
+        if job.killed or job.failed:
+            status = STATUS_KILLED if job.killed else STATUS_FAILED
+    else:
+        wait, run, status = (job.start - job.submit if job.start >= 0 else -1), job.runtime, -1
+    if source is not None and status == STATUS_COMPLETED and (
+        source.status != STATUS_FAILED or 0 < source.requested_time <= run
+    ):
+        # Keep the trace's label, except for a trace failure replayed as not failing
+        # (--failures none), which completed. A status-0 run that reached its request
+        # was a kill at the limit and keeps its 0.
+        status = source.status
+    return wait, run, status
 
 
 class ScheduleWriter:
@@ -97,7 +103,11 @@ class ScheduleWriter:
             self._write(self._open.pop(seq))
 
     def _write(self, job: Job) -> None:
-        self.out.write(format_record(job_record(job)))
-        self.out.write("\n")
+        source = job.source
+        if isinstance(source, SwfRecord):  # a replayed job: its trace record, new times
+            values = source.values_with_times(job.submit, *_times(job, source))
+        else:
+            values = job_record(job).values()
+        self.out.write(format_values(values))
         self.written += 1
         self._next_seq = job.seq + 1

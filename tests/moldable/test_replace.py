@@ -100,3 +100,30 @@ def test_cli_writes_the_moldable_block(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["-u", "2", "--moldable", "0.5"])  # a replay option at site level: usage error
     assert exit_.value.code == 2
+
+
+def test_moldable_replay_with_feedback_faces_the_same_jobs_under_each_policy(tmp_path):
+    trace = small_trace(tmp_path / "t.swf", 5)
+    plain = run_replay(ReplayConfig(trace=str(trace), scheduler="cons", feedback="absolute"), out=tmp_path / "plain")
+    none = MoldableSpec(policy="gas", fraction=0.0)
+    same = run_replay(ReplayConfig(trace=str(trace), scheduler="cons", feedback="absolute", moldable=none),
+                      out=tmp_path / "none")
+    assert same.replacement.records == [] and same.summary == plain.summary
+    runs = {
+        p: run_replay(ReplayConfig(trace=str(trace), scheduler="cons", seed=2, feedback="absolute",
+                                   moldable=MoldableSpec(policy=p, fraction=0.5)))
+        for p in ("gas", "static")
+    }
+    gas, static = (runs[p].replacement.records for p in ("gas", "static"))
+    # Submission order differs between the policies, the planned draws do not.
+    assert sorted(r.job.id for r in gas) == sorted(r.job.id for r in static) and gas
+    assert {r.job.id: r.function for r in gas} == {r.job.id: r.function for r in static}
+    for p, result in runs.items():
+        assert result.violations["submission"] == 0 and result.counts["submitted"] == plain.counts["submitted"]
+        assert all(r.job.end >= 0 for r in result.replacement.records)
+    assert runs["gas"].replacement.summary()["late_starts"] == 0
+    out = tmp_path / "cli"
+    argv = ["-c", str(trace), "-s", "cons", "--feedback", "absolute", "--moldable", "0.5", "--seed", "2", "--out", str(out)]
+    assert main(argv) == 0
+    block = json.loads((out / "summary.json").read_text())["moldable"]
+    assert block["jobs"] == len(gas) and block["mean_turnaround"] == runs["gas"].replacement.summary()["mean_turnaround"]

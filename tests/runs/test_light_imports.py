@@ -1,11 +1,10 @@
 """The replay path stays light: it imports only what a replay uses.
 
 No scipy or matplotlib to replay a trace; and with the trace's own estimates (the
-default), no simulated users, trace analysis or site-level runner. (numpy would not be
-needed either, but the parser's moldable request-policy help imports it: see
-docs/performance.md.) Start-up is most of the time of a small
-replay (docs/performance.md), so each of these would be paid by every short run and by
-every process of a sweep.
+default), no numpy, simulated users, trace analysis or site-level runner (numpy alone
+costs more to import than the rest of a small replay). Start-up is most of the time of
+a small replay (docs/performance.md), so each of these would be paid by every short run
+and by every process of a sweep.
 
 Checked in a fresh interpreter (this test process may have imported them already),
 through the whole command: parse the arguments, replay, print the summary.
@@ -31,7 +30,7 @@ sys.exit(code if not heavy else 3)
 #: Never on the replay path.
 HEAVY = "scipy,matplotlib"
 #: Not needed by a replay with the trace's estimates either.
-UNUSED = "sitesim.users,sitesim.analysis,sitesim.distributions,sitesim.runs.site"
+UNUSED = "numpy,sitesim.users,sitesim.analysis,sitesim.distributions,sitesim.runs.site,sitesim.moldable"
 
 
 def replay_imports(tmp_path: Path, scheduler: str, unwanted: str) -> subprocess.CompletedProcess[str]:
@@ -73,3 +72,4 @@ def test_bench_script_smoke(tmp_path: Path) -> None:
     assert "| cons |" in rows[4]
     assert rows[5].count("|") == 9
     assert sum(line.startswith("| start-up") for line in done.stdout.splitlines()) == 1
+    assert sum(line.startswith("| interpreter alone") for line in done.stdout.splitlines()) == 1
