@@ -13,7 +13,9 @@ skipped. With ``--doc FILE`` the tables replace whatever lies between the
 ``<!-- estimates-table:start -->`` and ``<!-- estimates-table:end -->`` markers of
 FILE, so the hand-written discussion around them is kept.
 
-    python scripts/estimates_table.py --doc docs/backfilling-results.md --jobs 2
+    python scripts/estimates_table.py --doc docs/backfilling-results.md [--jobs N]
+
+The replays run on ``--jobs`` processes (default every CPU), in the sweep executor.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ import argparse
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from sitesim.runs.replay import ReplayConfig, run_replay
+from sitesim.sweep.executors import map_in_order
 
 TRACES = {
     "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--traces", default=os.environ.get("SITESIM_TRACES"), help="directory of the SWF logs")
     parser.add_argument("--only", nargs="*", choices=sorted(TRACES), help="traces to run (default: all)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1, help="replays run in parallel")
+    parser.add_argument("--jobs", type=int, default=None, help="replays run in parallel (default: every CPU)")
     parser.add_argument("--doc", type=Path, help="markdown file whose table section to replace")
     args = parser.parse_args(argv)
     if not args.traces:
@@ -108,15 +110,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipping {name}: {path.name} not in {args.traces}", file=sys.stderr)
             continue
         cells += [(name, str(path), s, e, args.seed) for e in ESTIMATES for s in SCHEDULERS]
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = []
-        for row in pool.map(one_run, cells):
-            print(
-                f"{row['trace']:9} {row['scheduler']:5} {row['estimates']:6}"
-                f" response {row['response']:10.0f}  bsld {row['bsld']:7.1f}  {row['seconds']:6.1f} s",
-                file=sys.stderr,
-            )
-            rows.append(row)
+    rows = map_in_order(one_run, cells, jobs=args.jobs)
+    for row in rows:
+        print(
+            f"{row['trace']:9} {row['scheduler']:5} {row['estimates']:6}"
+            f" response {row['response']:10.0f}  bsld {row['bsld']:7.1f}  {row['seconds']:6.1f} s",
+            file=sys.stderr,
+        )
     table = markdown(rows, args.seed)
     if args.doc:
         write_doc(args.doc, table)

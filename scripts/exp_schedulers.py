@@ -10,6 +10,14 @@ Two resumable sweeps of one-year site-level runs, then the Figure 18 plot of eac
   -> docs/figures/sweep_schedulers.csv, fig18_throughput_schedulers.png;
 - estimates: easy and cons with exact, f:2, mf and empirical estimates
   -> docs/figures/sweep_estimates.csv, fig18_throughput_estimates.png.
+
+Runs another sweep already made are copied, not run again (``run_sweep(reuse=...)``):
+fcfs and easy from scripts/exp_load_scaling.py's sweep_sessions.csv (same users, its
+first three seeds), and exact-estimate easy and cons from the schedulers sweep. The
+estimates sweep leaves out conservative backfilling with inexact estimates beyond
+:data:`LOOSE_CONS_USERS` users: those are the slowest runs of the reproduction (its
+reservations are recomputed on every early end) and lie on the plateau the lower user
+counts already show (docs/reproducing.md).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from sitesim.experiments.plots import throughput_figure  # noqa: E402
-from sitesim.sweep import Grid, run_sweep  # noqa: E402
+from sitesim.sweep import Grid, Point, run_sweep  # noqa: E402
 from sitesim.sweep.store import read_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,26 +40,37 @@ USERS = (1, 2, 4, 8, 10, 15, 20, 30, 40, 60)
 #: A two-partition machine (models/partitions.toml), as a policy name; a path relative
 #: to the repository keeps the sweep CSV the same wherever the repository is.
 PARTITIONS = "partitioned:models/partitions.toml"
+#: Most users for conservative backfilling with inexact estimates (see the module doc).
+LOOSE_CONS_USERS = 40
+
+
+def kept(point: Point) -> bool:
+    """Whether the estimates sweep runs ``point`` (all but the trimmed saturated points)."""
+    loose_cons = point.scheduler == "cons" and point.estimates != "exact"
+    return not (loose_cons and point.users is not None and point.users > LOOSE_CONS_USERS)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replications", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: every CPU)")
     args = parser.parse_args()
     os.chdir(REPO)  # PARTITIONS is relative to the repository
     FIGURES.mkdir(parents=True, exist_ok=True)
+    schedulers = Grid(users=USERS, scheduler=("fcfs", "easy", "cons", "timed:fcfs", "timed:easy", PARTITIONS),
+                      replications=args.replications)
+    estimates = Grid(users=USERS, scheduler=("easy", "cons"), estimates=("exact", "f:2", "mf", "empirical"),
+                     replications=args.replications)
     sweeps = (
-        ("schedulers", "scheduler",
-         Grid(users=USERS, scheduler=("fcfs", "easy", "cons", "timed:fcfs", "timed:easy", PARTITIONS),
-              replications=args.replications)),
-        ("estimates", "scheduler,estimates",
-         Grid(users=USERS, scheduler=("easy", "cons"), estimates=("exact", "f:2", "mf", "empirical"),
-              replications=args.replications)),
+        ("schedulers", "scheduler", schedulers.points(), [FIGURES / "sweep_sessions.csv"]),
+        ("estimates", "scheduler,estimates", [p for p in estimates.points() if kept(p)],
+         [FIGURES / "sweep_schedulers.csv"]),
     )
-    for name, by, grid in sweeps:
+    for name, by, points, reuse in sweeps:
         csv = FIGURES / f"sweep_{name}.csv"
-        run_sweep(grid, csv, jobs=args.jobs)
+        report = run_sweep(points, csv, jobs=args.jobs, reuse=reuse)
+        print(f"{name}: {report.total} runs, {report.existing} already in the CSV, "
+              f"{report.reused} copied from {', '.join(r.name for r in reuse)}, {report.ran} run")
         _, rows = read_rows(csv)
         fig = throughput_figure(rows, by=by, title=f"Throughput and utilisation vs sessions: {name}")
         fig.savefig(FIGURES / f"fig18_throughput_{name}.png", dpi=110)

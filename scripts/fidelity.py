@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate docs/fidelity.md: the paper and measured sites against the paper's Tables 2-4.
 
-    python scripts/fidelity.py [--seeds 10] [--sensitivity-seeds 5]
+    python scripts/fidelity.py [--seeds 10] [--sensitivity-seeds 5] [--jobs N]
 
 1. The calibration: the paper site's ``runtime_scale`` fitted to Table 2 alone (FCFS
    runs over the seeds, least squares on the relative errors of jobs, load and mean
@@ -11,22 +11,26 @@
 3. Sensitivity: each modelling choice changed on its own -> jobs, load, work per job,
    FCFS and EASY waits and responses. The cleaning rules rebuild the tables from the
    real logs and are skipped without $SITESIM_TRACES.
+
+The paper site's Tables 3-4 runs are those of scripts/exp_prediction.py, so this script
+also writes Figure 13 from them (docs/figures/fig13_prediction.png, .json). Independent
+runs go to ``--jobs`` processes (default every CPU); the output does not depend on it.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from attrs import evolve
 
 from sitesim.analysis.cleaning import TraceJob, clean_records
 from sitesim.analysis.tables import build_table, pool, write_table
 from sitesim.analysis.trace import analyze_jobs
-from sitesim.distributions.model import ENV_VAR
 from sitesim.experiments.fidelity import (
     FIT_TARGETS,
     PAPER_CONVENTIONAL,
@@ -41,20 +45,23 @@ from sitesim.experiments.fidelity import (
     compare_site,
     estimate,
     fit_runtime_scale,
-    replayed_at_load,
+    fit_trace_load,
+    replayed_at_loads,
     sensitivity,
 )
-from sitesim.experiments.prediction import Prediction
 from sitesim.runs.sitefile import load_site_file, site_config
 from sitesim.workload.swf import STATUS_COMPLETED, SwfReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exp_prediction import write_figure13  # noqa: E402
 from extract_empirical import TRACES  # noqa: E402
+from fidelity_load import LOADS, PAPER_EASY_TRACE_LOAD, consistency_section, load_curve_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+FIGURE13 = REPO / "docs" / "figures" / "fig13_prediction"
 SCALES = tuple(round(0.62 + 0.02 * i, 2) for i in range(5))
-#: Offered load of the paper's EASY trace (its Figure 14's dashed line).
-PAPER_EASY_TRACE_LOAD = 0.55
+#: The second calibration's grid: the shipped value, one between, the measured site.
+EASY_LOAD_SCALES = (0.66, 0.82, 1.0)
 #: Cleaning rules tried on top of the shipped ones (docs/models.md), on every model.
 CLEANING: dict[str, Callable[[TraceJob], bool]] = {
     "completed jobs only": lambda j: j.status == STATUS_COMPLETED,
@@ -80,33 +87,30 @@ def spread(e: Estimate) -> str:
     return f"{fmt(e.low)} – {fmt(e.high)}"
 
 
-@contextlib.contextmanager
-def tables_from(directory: Path) -> Iterator[None]:
-    """Make ``directory`` the empirical tables the runs load (restored afterwards)."""
-    old = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = str(directory)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = old
+def among(e: Estimate, value: float) -> str:
+    """Where the paper's single run falls among the seeds, with its percentile."""
+    return f"{e.position(value)}, percentile {e.percentile(value):.0f}"
 
 
-def cleaned_tables(traces: Path, out: Path, keep: Callable[[TraceJob], bool]) -> None:
-    """The per-trace and combined tables of the jobs ``keep`` accepts, into ``out``."""
-    analyses = []
+def cleaned_tables(traces: Path, out: Path) -> dict[str, Path]:
+    """For each rule of :data:`CLEANING`, the per-trace and combined tables of the jobs it
+    keeps, in a folder of ``out``; each log is read once. Rule -> its combined table."""
+    logs = []
     for name, file in TRACES.items():
         with SwfReader(traces / file) as reader:
             jobs, report = clean_records(reader)
-            machine = reader.header.machine_size()
-        analyses.append(analyze_jobs([j for j in jobs if keep(j)], report, name=name, source=file,
-                                     machine_size=machine))
-    out.mkdir(parents=True, exist_ok=True)
-    for a in analyses:
-        write_table(out / f"{a.name}.json", build_table(a, [a], "scripts/fidelity.py"))
-    write_table(out / "combined.json", build_table(pool(analyses), analyses, "scripts/fidelity.py"))
+            logs.append((name, file, jobs, report, reader.header.machine_size()))
+    combined = {}
+    for k, (label, keep) in enumerate(CLEANING.items()):
+        analyses = [analyze_jobs([j for j in jobs if keep(j)], report, name=name, source=file, machine_size=machine)
+                    for name, file, jobs, report, machine in logs]
+        where = out / f"cleaning{k}"
+        where.mkdir(parents=True, exist_ok=True)
+        for a in analyses:
+            write_table(where / f"{a.name}.json", build_table(a, [a], "scripts/fidelity.py"))
+        write_table(where / "combined.json", build_table(pool(analyses), analyses, "scripts/fidelity.py"))
+        combined[label] = where / "combined.json"
+    return combined
 
 
 def calibration_section(fit: Fit, shipped: float) -> list[str]:
@@ -156,7 +160,7 @@ def table2_section(sites: Sequence[SiteComparison]) -> list[str]:
         paper = PAPER_TABLE2.get(key, implied.get(key))
         shown = fmt(paper) + (" (implied)" if key in implied else "") if paper is not None else "–"
         cells = [show(estimate(s.fcfs, key)) for s in sites] + [spread(estimate(s.fcfs, key)) for s in sites]
-        where = estimate(sites[0].fcfs, key).position(paper) if paper is not None else "–"
+        where = among(estimate(sites[0].fcfs, key), paper) if paper is not None else "–"
         lines.append(f"| {label} | {shown} | " + " | ".join(cells) + f" | {where} |")
     return [*lines, ""]
 
@@ -182,7 +186,7 @@ def prediction_section(site: SiteComparison) -> list[str]:
                 f"| {label} | {show(estimate(own[source], metric))} ({fmt(PAPER_SITE[source][metric])}) | "
                 f"{show(site.conventional(direction, metric))} ({fmt(PAPER_CONVENTIONAL[evaluated][metric])}) | "
                 f"{show(estimate(own[evaluated], metric))} ({fmt(PAPER_SITE[evaluated][metric])}) | "
-                f"{show(inacc)} ({fmt(paper)}) | {spread(inacc)} | {inacc.position(paper)} |"
+                f"{show(inacc)} ({fmt(paper)}) | {spread(inacc)} | {among(inacc, paper)} |"
             )
         lines.append("")
     return lines
@@ -218,33 +222,6 @@ def checks_section(paper: SiteComparison) -> list[str]:
     lines = ["## The paper site against the paper's numbers", "",
              "| check | measured (mean ± 95% CI) | holds |", "|---|---|---|"]
     lines += [f"| {name} | {shown} | {'yes' if ok else '**no**'} |" for name, ok, shown in rows]
-    return [*lines, ""]
-
-
-def load_section(site: SiteComparison, at_paper: list[Prediction], paper_load: float) -> list[str]:
-    """Table 3 again with the EASY traces scaled to the paper's EASY-trace load."""
-    lines = [
-        "## Why Table 3's errors are smaller: the EASY trace's load",
-        "",
-        "The underestimation is the FCFS replay of the EASY trace, and its size depends on how "
-        "close that trace's offered load is to what FCFS can sustain. The paper's EASY trace "
-        f"offered about {paper_load} (its Figure 14); ours offer "
-        f"{show(site.replayed_load('easy'))}. The same traces replayed under FCFS with their "
-        f"submission times scaled to an offered load of {paper_load} (Figure 16's load scaling), "
-        "against the same FCFS site-level runs (the scaled replays' measured offered load: "
-        f"{show(Estimate.of([p.conventional['offered_load'] for p in at_paper]))}):",
-        "",
-        "| Metric (average) | FCFS conventional at the trace's load | inaccuracy [%] | FCFS conventional "
-        f"at load {paper_load} | inaccuracy [%] | paper [%] |",
-        "|---|---|---|---|---|---|",
-    ]
-    for metric, label in METRIC_LABELS.items():
-        scaled = Estimate.of([100 * p.inaccuracy(metric) for p in at_paper])
-        conv = Estimate.of([p.conventional[metric] for p in at_paper])
-        lines.append(
-            f"| {label} | {show(site.conventional('under', metric))} | {show(site.inaccuracy('under', metric))} | "
-            f"{show(conv)} | {show(scaled)} | {fmt(PAPER_INACCURACY['under'][metric])} |"
-        )
     return [*lines, ""]
 
 
@@ -294,16 +271,23 @@ def main() -> int:
     parser.add_argument("--sensitivity-seeds", type=int, default=5)
     parser.add_argument("--days", type=float, help="simulated days (default: the sites' year; for trials)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "fidelity.md")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: every CPU)")
     args = parser.parse_args()
     seeds = range(args.seeds)
-    runs = SiteRuns()
+    runs = SiteRuns(jobs=args.jobs)
     length = {} if args.days is None else {"duration": round(args.days * 86_400)}
     paper = site_config(load_site_file("paper"), length)
     measured = site_config(load_site_file("measured"), length)
     with tempfile.TemporaryDirectory() as kept:
         sites = [compare_site(runs, "paper", paper, seeds, keep_traces=Path(kept)),
                  compare_site(runs, "measured", measured, seeds)]
-        at_paper = replayed_at_load(sites[0], Path(kept), "easy", "fcfs", PAPER_EASY_TRACE_LOAD)
+        curves = {direction: replayed_at_loads(sites[0], Path(kept), source, evaluated, LOADS, jobs=args.jobs)
+                  for direction, source, evaluated in (("under", "easy", "fcfs"), ("over", "fcfs", "easy"))}
+    easy_load = fit_trace_load(runs, paper, EASY_LOAD_SCALES, seeds, PAPER_EASY_TRACE_LOAD)
+    at_easy_load = None if easy_load.value is None else compare_site(
+        runs, "easy-load", evolve(paper, runtime_scale=easy_load.value), seeds)
+    if args.days is None:  # the runs of scripts/exp_prediction.py: its Figure 13
+        write_figure13(sites[0].predictions, paper.users, args.seeds, FIGURE13)
     fit = fit_runtime_scale(runs, paper, SCALES, seeds)
 
     variants = [
@@ -317,11 +301,8 @@ def main() -> int:
     traces = os.environ.get("SITESIM_TRACES")
     with tempfile.TemporaryDirectory() as tmp:
         if traces:
-            for k, (label, keep) in enumerate(CLEANING.items()):
-                where = Path(tmp) / f"cleaning{k}"
-                cleaned_tables(Path(traces), where, keep)
-                variants.append(Variant(f"measured site, {label}", {"runtime_scale": 1.0},
-                                        lambda where=where: tables_from(where)))
+            for label, table in cleaned_tables(Path(traces), Path(tmp)).items():
+                variants.append(Variant(f"measured site, {label}", {"runtime_scale": 1.0, "empirical": str(table)}))
         results = sensitivity(runs, paper, variants, range(args.sensitivity_seeds))
 
     doc = [
@@ -342,7 +323,8 @@ def main() -> int:
         *checks_section(sites[0]),
         *table2_section(sites),
         *prediction_section(sites[0]),
-        *load_section(sites[0], at_paper, PAPER_EASY_TRACE_LOAD),
+        *load_curve_section(sites[0], curves, show, fmt),
+        *consistency_section(sites[0], easy_load, at_easy_load, show, fmt),
         *prediction_section(sites[1]),
         *sensitivity_section(results, args.sensitivity_seeds, skipped=not traces),
     ]

@@ -9,8 +9,7 @@ among the seeds. The only calibration, ``runtime_scale``, is fitted to Table 2 a
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from attrs import define, evolve
@@ -19,6 +18,7 @@ from sitesim.experiments.prediction import METRICS, Prediction, prediction_exper
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import SiteConfig, run_site
 from sitesim.sweep.aggregate import mean_ci
+from sitesim.sweep.executors import map_in_order
 
 #: The paper's Table 2, system line (FCFS, 10 users, one year).
 PAPER_TABLE2: dict[str, float] = {
@@ -51,7 +51,8 @@ FIT_TARGETS: dict[str, float] = {
 }
 #: What a site-level run contributes to the comparison.
 MEASURES: tuple[str, ...] = (
-    "completed", "load", "mean_work", "mean_runtime", "mean_wait", "mean_response", "mean_slowdown",
+    "completed", "load", "offered_load", "mean_work", "mean_runtime", "mean_wait", "mean_response",
+    "mean_slowdown",
 )
 
 Measures = dict[str, float]
@@ -64,23 +65,36 @@ def measures(summary: Mapping[str, float]) -> Measures:
     return out
 
 
+def measure_site(config: SiteConfig) -> Measures:
+    """Run one site-level configuration: its compared numbers."""
+    return measures(run_site(config).summary)
+
+
 class SiteRuns:
     """Site-level runs by configuration, each run once: the fit, the tables and the
-    sensitivity study share runs of one configuration."""
+    sensitivity study share runs of one configuration. Runs not yet done are run
+    together on ``jobs`` processes (None: every CPU) when a caller asks for several."""
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: int | None = 1) -> None:
+        self.jobs = jobs
         self._done: dict[SiteConfig, Measures] = {}
 
     def get(self, config: SiteConfig) -> Measures:
-        if config not in self._done:
-            self._done[config] = measures(run_site(config).summary)
+        self.prefetch([config])
         return self._done[config]
+
+    def prefetch(self, configs: Iterable[SiteConfig]) -> None:
+        """Run every configuration of ``configs`` not run yet, in parallel."""
+        todo = [c for c in dict.fromkeys(configs) if c not in self._done]
+        self._done.update(zip(todo, map_in_order(measure_site, todo, jobs=self.jobs), strict=True))
 
     def record(self, config: SiteConfig, result: Measures) -> None:
         self._done[config] = result
 
     def over_seeds(self, config: SiteConfig, seeds: Iterable[int]) -> list[Measures]:
-        return [self.get(evolve(config, seed=s)) for s in seeds]
+        configs = [evolve(config, seed=s) for s in seeds]
+        self.prefetch(configs)
+        return [self._done[c] for c in configs]
 
 
 @define(slots=True, frozen=True)
@@ -92,11 +106,19 @@ class Estimate:
     low: float
     high: float
     n: int
+    #: The seeds' values, sorted.
+    values: tuple[float, ...] = ()
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Estimate:
         mean, ci = mean_ci(values)
-        return cls(mean, ci, min(values), max(values), len(values))
+        return cls(mean, ci, min(values), max(values), len(values), tuple(sorted(values)))
+
+    def percentile(self, value: float) -> float:
+        """Percentage of the seeds below ``value`` (ties count half): where the paper's
+        single run sits in our run-to-run distribution."""
+        below = sum(v < value for v in self.values) + 0.5 * sum(v == value for v in self.values)
+        return 100 * below / len(self.values)
 
     def position(self, value: float) -> str:
         """Where ``value`` (the paper's single run) falls among the seeds."""
@@ -135,6 +157,7 @@ def fit_runtime_scale(runs: SiteRuns, site: SiteConfig, scales: Sequence[float],
                       resolution: float = 0.01) -> Fit:
     """Fit ``runtime_scale`` of ``site`` (FCFS runs) to :data:`FIT_TARGETS`."""
     fcfs = evolve(site, scheduler="fcfs")
+    runs.prefetch(evolve(fcfs, runtime_scale=s, seed=x) for s in scales for x in seeds)
     grid = {s: runs.over_seeds(evolve(fcfs, runtime_scale=s), seeds) for s in scales}
     errors = {s: fit_error(runs) for s, runs in grid.items()}
     ordered = sorted(errors)
@@ -181,6 +204,7 @@ def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[
     predictions = prediction_experiment(
         seeds=seeds, site=config, users=config.users, nodes=config.nodes,
         duration=config.duration or 0, estimates=config.estimates, keep_traces=keep_traces,
+        jobs=runs.jobs,
     )
     own: dict[str, list[Measures]] = {"fcfs": [], "easy": []}
     for p in predictions:
@@ -191,47 +215,80 @@ def compare_site(runs: SiteRuns, name: str, config: SiteConfig, seeds: Sequence[
     return SiteComparison(name, config, own["fcfs"], own["easy"], predictions)
 
 
-def replayed_at_load(site: SiteComparison, traces: Path, source: str, evaluated: str,
-                     offered_load: float) -> list[Prediction]:
-    """``source``'s kept traces replayed under ``evaluated`` at ``offered_load`` (load
-    scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
+def replayed_at_loads(site: SiteComparison, traces: Path, source: str, evaluated: str,
+                      loads: Sequence[float], jobs: int | None = 1) -> dict[float, list[Prediction]]:
+    """``source``'s kept traces replayed under ``evaluated`` at each offered load of
+    ``loads`` (load scaling, as in Figure 16), against ``evaluated``'s own site-level runs.
 
     Measures how much of a prediction error comes from the trace's load alone: the
     conventional replay's error grows steeply as the offered load nears what the
-    evaluated scheduler can sustain.
+    evaluated scheduler can sustain. All replays run together on ``jobs`` processes.
     """
-    out = []
-    for p in site.predictions:
-        if p.trace_scheduler != source:
-            continue
-        factor = offered_load / p.source["offered_load"]
-        replay = run_replay(ReplayConfig(trace=str(traces / f"{source}-{p.seed}" / "trace.swf"),
-                                         scheduler=evaluated, estimates="trace", load_factor=factor))
-        conventional = {k: float(replay.summary[k]) for k in (*METRICS, "offered_load")}
-        out.append(evolve(p, conventional=conventional))
-    return out
+    chosen = [p for p in site.predictions if p.trace_scheduler == source]
+    tasks = [(str(traces / f"{source}-{p.seed}" / "trace.swf"), evaluated, load / p.source["offered_load"])
+             for load in loads for p in chosen]
+    results = iter(map_in_order(replay_measures, tasks, jobs=jobs))
+    return {load: [evolve(p, conventional=next(results)) for p in chosen] for load in loads}
+
+
+def crossing(xs: Sequence[float], ys: Sequence[float], target: float) -> float | None:
+    """The first x at which the piecewise-linear curve through (xs, ys) reaches ``target``
+    from below (None if it stays below; ``xs[0]`` if it starts at or above it)."""
+    if ys[0] >= target:
+        return xs[0]
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        if y0 < target <= y1:
+            return x0 + (target - y0) * (x1 - x0) / (y1 - y0)
+    return None
+
+
+@define(slots=True, frozen=True)
+class LoadFit:
+    """``runtime_scale`` fitted to the offered load of one scheduler's site-level trace
+    (a Figure 14 marker) instead of Table 2: every grid point's runs and the value."""
+
+    scheduler: str
+    target: float
+    grid: dict[float, list[Measures]]
+    #: Linear interpolation of the seed means between the grid points that bracket the
+    #: target, rounded to ``resolution``; None if no two grid points bracket it.
+    value: float | None
+
+
+def fit_trace_load(runs: SiteRuns, site: SiteConfig, scales: Sequence[float], seeds: Sequence[int],
+                   target: float, scheduler: str = "easy", resolution: float = 0.01) -> LoadFit:
+    """Fit ``runtime_scale`` so that ``scheduler``'s site-level runs offer ``target``."""
+    config = evolve(site, scheduler=scheduler)
+    runs.prefetch(evolve(config, runtime_scale=s, seed=x) for s in scales for x in seeds)
+    grid = {s: runs.over_seeds(evolve(config, runtime_scale=s), seeds) for s in sorted(scales)}
+    xs = list(grid)
+    x = crossing(xs, [estimate(r, "offered_load").mean for r in grid.values()], target)
+    value = None if x is None or (x == xs[0] and estimate(grid[xs[0]], "offered_load").mean > target) \
+        else round(round(x / resolution) * resolution, 10)
+    return LoadFit(scheduler, target, grid, value)
+
+
+def replay_measures(task: tuple[str, str, float]) -> dict[str, float]:
+    """A trace replayed under a scheduler at a load factor, with the trace's estimates:
+    the compared metrics and the offered load."""
+    trace, scheduler, factor = task
+    replay = run_replay(ReplayConfig(trace=trace, scheduler=scheduler, estimates="trace", load_factor=factor))
+    return {k: float(replay.summary[k]) for k in (*METRICS, "offered_load")}
 
 
 @define(slots=True, frozen=True)
 class Variant:
-    """One modelling choice changed: a label, the site-config changes, and optionally
-    the empirical tables to use (a context manager that makes them the loaded ones)."""
+    """One modelling choice changed: a label and the site-config changes (other tables
+    are an ``empirical`` path, so their runs never mix with the shipped tables')."""
 
     label: str
     changes: dict[str, object]
-    tables: Callable[[], AbstractContextManager[object]] | None = None
 
 
 def sensitivity(runs: SiteRuns, site: SiteConfig, variants: Sequence[Variant], seeds: Sequence[int]
                 ) -> dict[str, dict[str, list[Measures]]]:
-    """FCFS and EASY runs of every variant of ``site`` over ``seeds``."""
-    out: dict[str, dict[str, list[Measures]]] = {}
-    for v in variants:
-        config = evolve(site, **v.changes)  # type: ignore[arg-type]
-        if v.tables is None:
-            out[v.label] = {s: runs.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
-            continue
-        with v.tables():
-            fresh = SiteRuns()  # other tables: never mix these runs with the shipped ones
-            out[v.label] = {s: fresh.over_seeds(evolve(config, scheduler=s), seeds) for s in ("fcfs", "easy")}
-    return out
+    """FCFS and EASY runs of every variant of ``site`` over ``seeds`` (all run together)."""
+    configs = {v.label: evolve(site, **v.changes) for v in variants}  # type: ignore[arg-type]
+    runs.prefetch(evolve(c, scheduler=s, seed=x) for c in configs.values() for s in ("fcfs", "easy") for x in seeds)
+    return {label: {s: runs.over_seeds(evolve(c, scheduler=s), seeds) for s in ("fcfs", "easy")}
+            for label, c in configs.items()}

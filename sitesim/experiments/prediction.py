@@ -19,6 +19,7 @@ from attrs import define, evolve
 
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import YEAR, SiteConfig, run_site
+from sitesim.sweep.executors import map_in_order
 
 #: Metrics compared: the paper's three, plus bounded slowdown.
 METRICS: tuple[str, ...] = ("mean_response", "mean_wait", "mean_slowdown", "mean_bounded_slowdown")
@@ -67,39 +68,53 @@ def prediction_experiment(
     estimates: str = "exact",
     site: SiteConfig | None = None,
     keep_traces: Path | None = None,
+    jobs: int | None = 1,
 ) -> list[Prediction]:
     """Both directions for every seed: [under(seed0), over(seed0), under(seed1), ...].
 
     ``site`` gives every other setting of the site-level runs (default: the defaults,
     i.e. the paper site). With ``keep_traces``, the site-level runs are written to
-    ``keep_traces/SCHEDULER-SEED/`` and kept.
+    ``keep_traces/SCHEDULER-SEED/`` and kept. The seeds are independent and run on
+    ``jobs`` processes (None: every CPU); the result does not depend on ``jobs``.
     """
     base = site if site is not None else SiteConfig()
+    config = evolve(base, users=users, duration=duration, nodes=nodes, estimates=estimates)
+    tasks = [_Seed(config, high, low, seed, keep_traces) for seed in seeds]
+    return [p for pair in map_in_order(_one_seed, tasks, jobs=jobs) for p in pair]
+
+
+@define(slots=True, frozen=True)
+class _Seed:
+    """One seed's share of the experiment (picklable, for worker processes)."""
+
+    config: SiteConfig
+    high: str
+    low: str
+    seed: int
+    keep_traces: Path | None
+
+
+def _one_seed(task: _Seed) -> list[Prediction]:
+    """Both site-level runs of one seed and both replays: [under, over]."""
     out: list[Prediction] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in seeds:
-            site_runs: dict[str, dict[str, float]] = {}
-            trace: dict[str, Path] = {}
-            for scheduler in (high, low):
-                where = Path(keep_traces or tmp) / f"{scheduler}-{seed}"
-                config = evolve(
-                    base, users=users, scheduler=scheduler, duration=duration, seed=seed,
-                    nodes=nodes, estimates=estimates,
+        site_runs: dict[str, dict[str, float]] = {}
+        trace: dict[str, Path] = {}
+        for scheduler in (task.high, task.low):
+            where = Path(task.keep_traces or tmp) / f"{scheduler}-{task.seed}"
+            config = evolve(task.config, scheduler=scheduler, seed=task.seed)
+            site_runs[scheduler] = _pick(run_site(config, out=where).summary)
+            trace[scheduler] = where / "trace.swf"
+        for source, evaluated in ((task.high, task.low), (task.low, task.high)):
+            replay = run_replay(ReplayConfig(trace=str(trace[source]), scheduler=evaluated, estimates="trace"))
+            out.append(
+                Prediction(
+                    trace_scheduler=source,
+                    evaluated=evaluated,
+                    seed=task.seed,
+                    source=site_runs[source],
+                    conventional=_pick(replay.summary),
+                    site_level=site_runs[evaluated],
                 )
-                site_runs[scheduler] = _pick(run_site(config, out=where).summary)
-                trace[scheduler] = where / "trace.swf"
-            for source, evaluated in ((high, low), (low, high)):
-                replay = run_replay(
-                    ReplayConfig(trace=str(trace[source]), scheduler=evaluated, estimates="trace")
-                )
-                out.append(
-                    Prediction(
-                        trace_scheduler=source,
-                        evaluated=evaluated,
-                        seed=seed,
-                        source=site_runs[source],
-                        conventional=_pick(replay.summary),
-                        site_level=site_runs[evaluated],
-                    )
-                )
+            )
     return out

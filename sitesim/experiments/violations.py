@@ -17,6 +17,7 @@ from attrs import define
 
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import YEAR, SiteConfig, run_site
+from sitesim.sweep.executors import map_in_order
 
 
 #: Offered loads of the paper's Figure 14 axis, 0.2 to 0.95.
@@ -44,39 +45,53 @@ def violations_vs_load(
     users: int = 10,
     duration: int = YEAR,
     seed: int = 0,
+    jobs: int | None = 1,
 ) -> list[ViolationPoint]:
     """For each scheduler's site-level trace, replay it under every scheduler at ``loads``.
 
     Each target offered load is reached with load factor ``load / original load``,
-    and the trace's own load (factor 1) is always included.
+    and the trace's own load (factor 1) is always included. The runs are independent
+    and run on ``jobs`` processes (None: every CPU); the result does not depend on it.
     """
-    points: list[ViolationPoint] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for source in schedulers:
-            where = Path(tmp) / source
-            run_site(SiteConfig(users=users, scheduler=source, duration=duration, seed=seed), out=where)
-            trace = str(where / "trace.swf")
-            original = run_replay(ReplayConfig(trace=trace, scheduler=source, estimates="trace"))
-            base = original.summary["offered_load"]
-            factors = sorted({1.0, *(load / base for load in loads)})
+        sites = [SiteConfig(users=users, scheduler=s, duration=duration, seed=seed) for s in schedulers]
+        traces = [str(t) for t in map_in_order(_site_trace, [(c, Path(tmp) / c.scheduler) for c in sites], jobs=jobs)]
+        originals = map_in_order(_replay, [(t, s, 1.0) for t, s in zip(traces, schedulers, strict=True)], jobs=jobs)
+        tasks, labels = [], []
+        for source, trace, original in zip(schedulers, traces, originals, strict=True):
+            base = original["offered_load"]
             for scheduler in schedulers:
-                for factor in factors:
-                    result = run_replay(
-                        ReplayConfig(
-                            trace=trace, scheduler=scheduler, estimates="trace", load_factor=factor
-                        )
-                    )
-                    v = result.violations
-                    points.append(
-                        ViolationPoint(
-                            trace_scheduler=source,
-                            scheduler=scheduler,
-                            original_load=base,
-                            load_factor=factor,
-                            offered_load=result.summary["offered_load"],
-                            submission_fraction=v["submission_fraction"],
-                            execution_fraction=v["execution_fraction"],
-                            mean_wait=result.summary["mean_wait"],
-                        )
-                    )
-    return points
+                for factor in sorted({1.0, *(load / base for load in loads)}):
+                    tasks.append((trace, scheduler, factor))
+                    labels.append((source, base))
+        results = map_in_order(_replay, tasks, jobs=jobs)
+    return [
+        ViolationPoint(
+            trace_scheduler=source,
+            scheduler=scheduler,
+            original_load=base,
+            load_factor=factor,
+            offered_load=result["offered_load"],
+            submission_fraction=result["submission_fraction"],
+            execution_fraction=result["execution_fraction"],
+            mean_wait=result["mean_wait"],
+        )
+        for (source, base), (_, scheduler, factor), result in zip(labels, tasks, results, strict=True)
+    ]
+
+
+def _site_trace(task: tuple[SiteConfig, Path]) -> Path:
+    """Run one site-level configuration into a directory; its trace file."""
+    config, where = task
+    run_site(config, out=where)
+    return where / "trace.swf"
+
+
+def _replay(task: tuple[str, str, float]) -> dict[str, float]:
+    """The trace replayed under a scheduler at a load factor, with the trace's estimates:
+    the numbers a point needs (a whole result is large to send back from a worker)."""
+    trace, scheduler, factor = task
+    result = run_replay(ReplayConfig(trace=trace, scheduler=scheduler, estimates="trace", load_factor=factor))
+    return {"offered_load": result.summary["offered_load"], "mean_wait": result.summary["mean_wait"],
+            "submission_fraction": result.violations["submission_fraction"],
+            "execution_fraction": result.violations["execution_fraction"]}

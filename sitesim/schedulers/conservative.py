@@ -24,13 +24,15 @@ availability list of Cirne & Berman: free nodes per future time frame).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from heapq import heappop, heappush
-from itertools import compress
-from operator import and_
+from itertools import accumulate
 
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.profile import Frame, Profile
 from sitesim.workload.job import Job
+
+
+#: Lower bound of an empty hull of additions: above every time.
+_NONE = 1 << 62
 
 
 def planned_length(job: Job) -> int:
@@ -57,11 +59,16 @@ class ConservativeScheduler(Scheduler):
         self._start: dict[Job, int] = {}
         #: Planned end of each running job (start + planned length).
         self._planned_end: dict[Job, int] = {}
-        # (reserved start, seq, job) entries; stale ones are skipped when popped.
-        self._due: list[tuple[int, int, Job]] = []
+        # No reservation starts before this: a pass before it starts nothing, for the
+        # price of one comparison (starts only ever move earlier, so it is kept as a
+        # running minimum and recomputed only when jobs start).
+        self._next_due: int | None = None
         self._dirty = False
         # Intervals (from, to) given back by early ends since the last compression.
         self._released: list[tuple[int, int]] = []
+        # Blocking instants of waiting jobs found unable to move twice in a row
+        # (Profile.blockers); () marks a job that failed once and has none yet.
+        self._certs: dict[Job, tuple[int, ...]] = {}
 
     # -- queries -------------------------------------------------------------------
     def reservation(self, job: Job) -> int | None:
@@ -92,7 +99,9 @@ class ConservativeScheduler(Scheduler):
         start = self.profile.earliest(now, job.size, length)
         self.profile.reserve(start, start + length, job.size)
         self.queue.append(job)
-        self._set_start(job, start)
+        self._start[job] = start
+        if self._next_due is None or start < self._next_due:
+            self._next_due = start
 
     def job_ended(self, job: Job, now: int) -> None:
         self.profile.advance(now)
@@ -104,30 +113,24 @@ class ConservativeScheduler(Scheduler):
 
     def schedule(self, now: int, free: int) -> list[Job]:
         self._sync(now)
-        due = self._due
-        starting: list[Job] = []
-        while due and due[0][0] <= now:
-            start, _seq, job = heappop(due)
-            if self._start.get(job) != start:
-                continue  # stale: the job moved, or already started
-            if start < now:
-                raise RuntimeError(f"job {job.id} missed its reservation at {start} (now {now})")
-            del self._start[job]
-            self._planned_end[job] = now + planned_length(job)
-            starting.append(job)
-        if not starting:
+        if self._next_due is None or self._next_due > now:
             return []
-        starting.sort(key=lambda j: j.seq)
+        starts = self._start
+        # The queue is in arrival order, so the starting jobs come out in it too.
+        starting = [job for job in self.queue if starts[job] <= now]
+        for job in starting:
+            if starts[job] < now:
+                raise RuntimeError(f"job {job.id} missed its reservation at {starts[job]} (now {now})")
+            del starts[job]
+            self._certs.pop(job, None)
+            self._planned_end[job] = now + planned_length(job)
         if sum(j.size for j in starting) > free:
             raise RuntimeError(f"reservations at {now} exceed the {free} free nodes")
-        self.queue = [j for j in self.queue if j in self._start]
+        self.queue = [j for j in self.queue if j in starts]
+        self._next_due = min(starts.values()) if starts else None
         return starting
 
     # -- internals -----------------------------------------------------------------
-    def _set_start(self, job: Job, start: int) -> None:
-        self._start[job] = start
-        heappush(self._due, (start, job.seq, job))
-
     def _sync(self, now: int) -> None:
         self.profile.advance(now)
         if self._dirty:
@@ -145,87 +148,101 @@ class ConservativeScheduler(Scheduler):
         Each repetition only moves starts earlier, so it terminates.
 
         What keeps this cheap: after the previous compression (and at its arrival) each
-        waiting job sat at its earliest start; since then nodes were only *added*, on
-        the intervals released by early ends and on the places vacated by the moves of
-        this compression (``added_lo``/``added_hi``, in order). A job that has seen no
-        addition since it was last checked is skipped. Otherwise an earlier start must
-        use some added room before its reservation, so only the frames around the
-        hull of the new additions, clipped to ``[now, old)``, are read
-        (:meth:`Profile.earliest_near`); the answer is the one a full scan would give,
+        waiting job sat at its earliest start; since then nodes were only *added*: on
+        the intervals released by early ends, and on the places vacated by the moves of
+        this compression. An earlier start must use some added room before the job's
+        reservation, so a job is tested only against the additions it has not seen
+        yet: in the first pass the releases and the moves of earlier jobs; in a later
+        pass the moves of later jobs in the previous pass and of earlier jobs in this
+        one. Their hull, as two running bounds, rejects most jobs in a few
+        comparisons; then a job whose blocking instants (:meth:`Profile.blockers`) all
+        still block is skipped; only the rest reads the frames around the hull
+        (:meth:`Profile.earliest_near`). The answer is the one a full scan would give,
         so the moves, and hence the schedule, are exactly the paper's.
         """
         self._dirty = False
         profile = self.profile
         times, free = profile.times, profile.free
-        near = profile.earliest_near
-        shift = profile.shift
-        starts = self._start
-        due = self._due
-        queue = self.queue
-        added_lo = [lo for lo, _hi in self._released]
-        added_hi = [hi for _lo, hi in self._released]
-        self._released = []
+        near, shift, blockers = profile.earliest_near, profile.shift, profile.blockers
+        starts, certs, queue = self._start, self._certs, self.queue
+        next_due = self._next_due
         n = len(queue)
         sizes = [job.size for job in queue]
         olds = [starts[job] for job in queue]
-        # Per queue position: how many additions it had seen when last checked.
-        checked = [0] * n
-        moved = True
-        while moved:
-            moved = False
-            k = 0  # positions before k have been visited in this pass
-            while k < n:
-                total = len(added_lo)
-                first = min(checked[k:])
-                if first == total:
-                    break
-                # Candidates for the rest of the pass, by a test every position must
-                # pass: room added since the stalest check, starting before the job's
-                # reservation, and a frame there with enough free nodes for it.
-                wide_lo = max(min(added_lo[first:]), now)
-                wide_hi = max(added_hi[first:])
-                i = bisect_right(times, wide_lo) - 1
-                room = max(free[i : bisect_left(times, wide_hi, i + 1)])
-                hit = -1
-                # Lazily, at C speed: olds[p] > wide_lo and sizes[p] <= room.
-                fits = map(and_, map(wide_lo.__lt__, olds[k:]), map(room.__ge__, sizes[k:]))
-                for p in compress(range(k, n), fits):
-                    seen = checked[p]
-                    if seen == total:
+        # The previous pass's additions that a position has not seen: those of moves at
+        # later positions, as suffix bounds of their hull by move, in position order,
+        # closed by a sentinel (position n, empty hull). Before the first pass: the
+        # releases, unseen by every position.
+        released, self._released = self._released, []
+        prev_pos = [n, n]
+        prev_lo = [min(lo for lo, _hi in released), _NONE]
+        prev_hi = [max(hi for _lo, hi in released), -1]
+        while True:
+            moves: list[tuple[int, int, int]] = []
+            cur_lo = cur_hi = -1  # hull of this pass's additions so far (none yet)
+            j = 0
+            for p in range(n):
+                while prev_pos[j] <= p:
+                    j += 1
+                lo, hi = prev_lo[j], prev_hi[j]
+                if cur_hi >= 0:
+                    if cur_lo < lo:
+                        lo = cur_lo
+                    if cur_hi > hi:
+                        hi = cur_hi
+                elif hi < 0:
+                    break  # nothing unseen is left for this or any later position
+                old = olds[p]
+                if lo < now:
+                    lo = now
+                if hi > old:
+                    hi = old
+                if lo >= hi:
+                    continue
+                size = sizes[p]
+                job = queue[p]
+                cert = certs.get(job)
+                if cert:
+                    # Only instants in [lo, hi) can have gained nodes since the check.
+                    for c in cert[bisect_left(cert, lo) : bisect_left(cert, hi)]:
+                        if free[bisect_right(times, c) - 1] >= size:
+                            break
+                    else:
+                        continue  # every blocking instant still blocks
+                else:
+                    # No frame meeting [lo, hi) has room: no run can start there.
+                    i = bisect_right(times, lo) - 1
+                    if max(free[i : bisect_left(times, hi, i + 1)]) < size:
                         continue
-                    checked[p] = total
-                    old = olds[p]
-                    size = sizes[p]
-                    if seen == first:  # the region the candidate test just read
-                        lo, hi = wide_lo, wide_hi
-                        narrower = hi > old
-                    else:  # C-speed hull of the additions this job has not seen
-                        lo, hi = max(min(added_lo[seen:]), now), max(added_hi[seen:])
-                        narrower = True
-                    if narrower:
-                        if hi > old:
-                            hi = old
-                        if lo >= hi:
-                            continue
-                        # No frame meeting [lo, hi) has room: no run can start there.
-                        i = bisect_right(times, lo) - 1
-                        if max(free[i : bisect_left(times, hi, i + 1)]) < size:
-                            continue
-                    job = queue[p]
-                    length = job.estimate if job.estimate > 0 else 1  # planned_length
-                    new = near(now, size, length, old, lo, hi)
-                    if new < old:
-                        shift(old, new, length, size)
-                        starts[job] = olds[p] = new
-                        heappush(due, (new, job.seq, job))
-                        added_lo.append(old)
-                        added_hi.append(old + length)
-                        hit = p
-                        break
-                if hit < 0:  # nothing moved in the rest of the pass
-                    checked[k:] = [total] * (n - k)
-                    break
-                checked[k:hit] = [total] * (hit - k)
-                checked[hit] = total + 1
-                moved = True
-                k = hit + 1
+                length = job.estimate if job.estimate > 0 else 1  # planned_length
+                new = near(now, size, length, old, lo, hi)
+                if new >= old:
+                    # A job that fails twice in a row earns a certificate; most
+                    # jobs that fail once move or start before being tested again.
+                    certs[job] = blockers(now, size, length, old) if cert is not None else ()
+                    continue
+                if cert is not None:
+                    del certs[job]
+                shift(old, new, length, size)
+                starts[job] = olds[p] = new
+                if next_due is None or new < next_due:
+                    next_due = new
+                # Room is added only where the old window does not overlap the new.
+                end = new + length
+                add_lo = end if end > old else old
+                add_hi = old + length
+                moves.append((p, add_lo, add_hi))
+                if cur_hi < 0 or add_lo < cur_lo:
+                    cur_lo = add_lo
+                if add_hi > cur_hi:
+                    cur_hi = add_hi
+            if not moves:
+                break
+            # Suffix bounds of this pass's additions, for the next pass.
+            prev_pos = [mv[0] for mv in moves]
+            prev_pos.append(n)
+            prev_lo = list(accumulate(reversed([mv[1] for mv in moves]), min))[::-1]
+            prev_lo.append(_NONE)
+            prev_hi = list(accumulate(reversed([mv[2] for mv in moves]), max))[::-1]
+            prev_hi.append(-1)
+        self._next_due = next_due

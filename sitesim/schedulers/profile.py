@@ -100,6 +100,38 @@ class Profile:
                 return anchor
             k = e + 1  # frame e is too full: the next run starts after it
 
+    def blockers(self, now: int, size: int, duration: int, latest: int) -> tuple[int, ...]:
+        """Instants before ``latest`` that keep a job of ``size`` x ``duration`` from starting earlier.
+
+        A *certificate* that the job (reserved at ``latest``, at its earliest start) cannot
+        move: instants with fewer than ``size`` free nodes, the first less than
+        ``duration`` after ``now``, each less than ``duration`` after the previous one,
+        the last at ``latest - 1``, so every window starting in ``[now, latest)`` holds
+        one. Why: while each of them still has fewer than ``size`` free nodes, the job
+        still cannot move, whatever else changed, so compression can skip its scan for
+        the price of a lookup per instant. Greedy: each instant is the latest blocking
+        one the current window holds, which makes them few.
+        """
+        times, free = self.times, self.free
+        n = len(times)
+        points: list[int] = []
+        t = now
+        i = bisect_right(times, t) - 1
+        while t < latest:
+            w = t + duration
+            if w > latest:
+                w = latest
+            k = bisect_left(times, w, i) - 1
+            while free[k] >= size:
+                k -= 1
+                if k < i:
+                    raise AssertionError(f"a window at {t} fits: the job at {latest} is not at its earliest")
+            p = (times[k + 1] if k + 1 < n and times[k + 1] < w else w) - 1
+            points.append(p)
+            t = p + 1
+            i = bisect_right(times, t, k) - 1
+        return tuple(points)
+
     def earliest(
         self,
         now: int,

@@ -5,38 +5,43 @@ finishes, in any order; the store sorts rows at the end, so the CSV does not dep
 on the executor. Errors inside a run are caught on the worker and returned as text,
 so one failing point is reported without stopping the others.
 
+Executors know nothing of sweeps: the points may be any picklable values and the
+function any module-level one. :func:`map_in_order` uses that for the experiments,
+whose independent runs (one per seed, per load, per configuration) are not sweep
+rows but should still use every core.
+
 dask is optional (``pip install 'sitesim[dask]'``) and imported only when used.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import multiprocessing
 import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from attrs import define
 
 from sitesim.errors import InputError
-from sitesim.sweep.grid import Point
 
-Row = dict[str, str]
-RunFunction = Callable[[Point], Row]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @define(frozen=True, slots=True)
-class Outcome:
-    """What came back from one run: a row, or the error that stopped it."""
+class Outcome(Generic[T, R]):
+    """What came back from one run: its result (a sweep's row), or the error that stopped it."""
 
-    point: Point
-    row: Row | None
+    point: T
+    row: R | None
     error: str | None = None
 
 
-def guarded(run: RunFunction, point: Point) -> Outcome:
+def guarded(run: Callable[[T], R], point: T) -> Outcome[T, R]:
     """Run ``point``, catching any exception as text (exceptions may not unpickle)."""
     try:
         return Outcome(point, run(point))
@@ -46,7 +51,7 @@ def guarded(run: RunFunction, point: Point) -> Outcome:
 
 
 class Executor(Protocol):
-    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+    def map_unordered(self, run: Callable[[T], R], points: Sequence[T]) -> Iterator[Outcome[T, R]]:
         """Yield one outcome per point, in completion order."""
         ...
 
@@ -54,7 +59,7 @@ class Executor(Protocol):
 class SerialExecutor:
     """Runs points one after another in this process (debugging, tests)."""
 
-    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+    def map_unordered(self, run: Callable[[T], R], points: Sequence[T]) -> Iterator[Outcome[T, R]]:
         for point in points:
             yield guarded(run, point)
 
@@ -75,11 +80,13 @@ class ProcessExecutor:
             start_method = "forkserver"
         self.start_method = start_method
 
-    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+    def map_unordered(self, run: Callable[[T], R], points: Sequence[T]) -> Iterator[Outcome[T, R]]:
         task = functools.partial(guarded, run)
         if not points:
             return
         context = multiprocessing.get_context(self.start_method)
+        if self.start_method == "forkserver":
+            _reap_forkserver_at_exit()
         pool = ProcessPoolExecutor(
             max_workers=min(self.jobs, len(points)), mp_context=context,
             initializer=die_with_parent, initargs=(os.getpid(),),
@@ -104,6 +111,29 @@ class ProcessExecutor:
             if not finished:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the runs now
                 _terminate_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+@functools.cache
+def _reap_forkserver_at_exit() -> None:
+    """Make this process wait for its forkserver when it exits.
+
+    Workers are children of the forkserver, which reaps them; but the standard library
+    leaves the forkserver itself unreaped at exit, so the workers' CPU time never
+    reaches this process's parent (``getrusage(RUSAGE_CHILDREN)``, ``/usr/bin/time``,
+    scripts/reproduce.py would see almost none of it). Registered once.
+    """
+    atexit.register(_stop_forkserver)
+
+
+def _stop_forkserver() -> None:
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+    if stop is not None:
+        try:
+            stop()  # closes its "alive" pipe and waits for it (private but stable since 3.4)
+        except (OSError, AttributeError, TypeError):
+            pass
 
 
 def die_with_parent(parent: int) -> None:
@@ -164,7 +194,7 @@ class DaskExecutor:
         self.client = client
         self.address = address
 
-    def map_unordered(self, run: RunFunction, points: Sequence[Point]) -> Iterator[Outcome]:
+    def map_unordered(self, run: Callable[[T], R], points: Sequence[T]) -> Iterator[Outcome[T, R]]:
         try:
             from dask.distributed import Client, as_completed
         except ImportError:
@@ -202,3 +232,35 @@ def make_executor(executor: Any = None, *, jobs: int | None = None) -> Executor:
     if hasattr(executor, "map_unordered"):
         return executor  # type: ignore[no-any-return]
     raise ValueError(f"unknown executor {executor!r}")
+
+
+def map_in_order(function: Callable[[T], R], items: Sequence[T], *, jobs: int | None = 1) -> list[R]:
+    """``[function(item) for item in items]``, on ``jobs`` local processes (None: every CPU).
+
+    The results come back in the order of ``items`` whatever order the runs finish in,
+    so a caller's output does not depend on ``jobs``. One process (the default) runs in
+    this process, without the start-up of a pool. The first failed item raises
+    ``RuntimeError`` naming it, after the runs still going have been stopped.
+    ``function`` must be picklable (a module-level function or a partial of one).
+    """
+    executor: Executor = SerialExecutor() if jobs == 1 or len(items) <= 1 else ProcessExecutor(jobs)
+    out: list[R] = []
+    done: dict[int, R] = {}
+    numbered = functools.partial(_numbered, function)
+    outcomes = executor.map_unordered(numbered, list(enumerate(items)))
+    try:
+        for outcome in outcomes:
+            if outcome.row is None:
+                raise RuntimeError(f"{outcome.point[1]!r}: {outcome.error}")
+            done[outcome.row[0]] = outcome.row[1]
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()  # a generator stops its pool's runs when closed early
+    out.extend(done[k] for k in range(len(items)))
+    return out
+
+
+def _numbered(function: Callable[[T], R], item: tuple[int, T]) -> tuple[int, R]:
+    """Run ``function`` on a numbered item and keep its number (for :func:`map_in_order`)."""
+    return item[0], function(item[1])

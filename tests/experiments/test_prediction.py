@@ -33,3 +33,9 @@ def test_violations_appear_only_away_from_the_traces_own_load_and_scheduler() ->
         assert p.execution_fraction <= p.submission_fraction
     high = [p for p in points if p.offered_load > 0.85]
     assert all(p.submission_fraction > 0.3 for p in high)
+
+
+def test_results_do_not_depend_on_the_number_of_processes() -> None:
+    small = {"users": 4, "duration": 20 * DAY}
+    assert prediction_experiment(seeds=(0, 1), jobs=2, **small) == prediction_experiment(seeds=(0, 1), **small)
+    assert violations_vs_load(loads=(0.5,), jobs=2, **small) == violations_vs_load(loads=(0.5,), **small)

@@ -187,3 +187,26 @@ def test_earliest_near_is_the_first_anchor_of_a_run_meeting_the_room(case, size,
     latest = hi + c
     expect = brute_near(ref, now, size, duration, latest, lo, hi)
     assert profile.earliest_near(now, size, duration, latest, lo, hi) == expect
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(operations(), st.integers(1, 12), st.integers(1, 50))
+def test_blockers_certify_that_no_earlier_window_fits(case, size, duration) -> None:
+    """Before a job's anchor point, every window holds a returned instant that blocks it."""
+    profile, ref, now, _held = build(*case)
+    size = min(size, profile.nodes)
+    ref = ref + [profile.nodes] * 200
+    latest = brute_earliest(ref, now, size, duration)
+    points = profile.blockers(now, size, duration, latest)
+    assert list(points) == sorted(set(points))
+    assert all(now <= p < latest and ref[p] < size for p in points)
+    for t in range(now, latest):
+        assert any(t <= p < t + duration for p in points), f"window at {t} holds no blocking instant"
+    assert not points or points[-1] == latest - 1
+
+
+def test_blockers_refuse_a_start_that_is_not_the_earliest() -> None:
+    profile = Profile(4)
+    profile.reserve(10, 20, 4)
+    with pytest.raises(AssertionError):
+        profile.blockers(0, 1, 5, 30)  # [0, 5) fits, so 30 is not the earliest start

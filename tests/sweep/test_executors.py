@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitesim.sweep.executors import DaskExecutor
+from sitesim.sweep.executors import DaskExecutor, map_in_order
 from sitesim.sweep.grid import Grid
 from sitesim.sweep.runner import run_sweep
 from sitesim.sweep.store import read_rows
@@ -72,3 +72,56 @@ def test_site_runs_match_across_executors(tmp_path: Path) -> None:
     _, rows = read_rows(serial)
     assert len(rows) == 4
     assert all(r["violations_submission"] == "" and int(r["completed"]) > 0 for r in rows)
+
+
+def _square_or_fail(x: int) -> int:
+    if x < 0:
+        raise ValueError("negative")
+    return x * x
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_map_in_order_keeps_the_order_of_items(jobs: int) -> None:
+    items = [5, 1, 4, 2, 3, 0, 7]
+    assert map_in_order(_square_or_fail, items, jobs=jobs) == [x * x for x in items]
+    assert map_in_order(_square_or_fail, [], jobs=jobs) == []
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_map_in_order_names_the_failed_item(jobs: int) -> None:
+    with pytest.raises(RuntimeError, match=r"-3: ValueError: negative"):
+        map_in_order(_square_or_fail, [1, -3, 2], jobs=jobs)
+
+
+def test_workers_cpu_time_reaches_the_parent_of_a_parallel_process(tmp_path: Path) -> None:
+    # scripts/reproduce.py times each step by its children's CPU: the pool workers (the
+    # forkserver's children) must be counted, not only the step's own process.
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    code = (
+        "from sitesim.sweep.executors import map_in_order\n"
+        "from tests.sweep.test_executors import _spin\n"
+        "if __name__ == '__main__':\n"
+        "    map_in_order(_spin, [0.6, 0.6], jobs=2)\n"
+    )
+    script = tmp_path / "spin.py"
+    script.write_text(code)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    subprocess.run([sys.executable, str(script)], check=True, cwd=root, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert cpu >= 1.1
+
+
+def _spin(seconds: float) -> float:
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds

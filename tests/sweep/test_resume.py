@@ -103,3 +103,20 @@ def test_a_csv_with_other_columns_is_refused(tmp_path: Path, grid: Grid) -> None
     csv.write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="other columns"):
         run_sweep(grid, csv, "serial", run=fake_run, progress=False)
+
+
+def test_rows_of_another_sweep_are_reused_not_run(tmp_path: Path, grid: Grid) -> None:
+    reference = tmp_path / "reference.csv"
+    run_sweep(grid, reference, "serial", run=fake_run, progress=False)
+    other = tmp_path / "other.csv"  # shares the load factors 1 and 2 (8 of the 12 runs)
+    narrow = Grid(mode="replay", trace=grid.trace, load_factor=(1, 2, 4), scheduler=("fcfs", "easy"),
+                  replications=2)
+    run_sweep(narrow, other, "serial", run=fake_run, progress=False)
+
+    csv = tmp_path / "runs.csv"
+    recorder = Recorder()
+    report = run_sweep(grid, csv, "serial", run=recorder, progress=False,
+                       reuse=[other, tmp_path / "missing.csv"])
+    assert (report.reused, report.ran) == (8, 4)
+    assert {p.load_factor for p in recorder.calls} == {0.5}
+    assert csv.read_bytes() == reference.read_bytes()
