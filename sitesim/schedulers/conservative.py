@@ -66,7 +66,8 @@ class ConservativeScheduler(Scheduler):
         self._dirty = False
         # Intervals (from, to) given back by early ends since the last compression.
         self._released: list[tuple[int, int]] = []
-        # Blocking instants of waiting jobs found unable to move (Profile.blockers).
+        # Blocking instants of waiting jobs found unable to move twice in a row
+        # (Profile.blockers); () marks a job that failed once and has none yet.
         self._certs: dict[Job, tuple[int, ...]] = {}
 
     # -- queries -------------------------------------------------------------------
