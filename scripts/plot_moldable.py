@@ -106,6 +106,12 @@ def by_key(rows: list[dict[str, str]], *columns: str) -> dict[tuple[str, ...], l
     return groups
 
 
+def paired(gas: list[dict[str, str]], static: list[dict[str, str]]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The runs of the seeds run under both policies (a ratio compares the same seeds)."""
+    both = {r["seed"] for r in gas} & {r["seed"] for r in static}
+    return [r for r in gas if r["seed"] in both], [r for r in static if r["seed"] in both]
+
+
 def load_ratio_table(rows: list[dict[str, str]]) -> list[str]:
     """The paper's Table 5.8: load ratio per log and share replaced, ours (Gas / static) beside its."""
     groups = by_key([r for r in rows if is_default(r)], "trace", "fraction", "policy")
@@ -138,8 +144,7 @@ def variant_table(rows: list[dict[str, str]], baseline: list[dict[str, str]]) ->
         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for (log, fraction, mean, sd, feedback), sel in sorted(groups.items()):
-        g = [r for r in sel if r["policy"] == "gas"]
-        s = [r for r in sel if r["policy"] == "static"]
+        g, s = paired([r for r in sel if r["policy"] == "gas"], [r for r in sel if r["policy"] == "static"])
         if not g or not s:
             continue
         gm, gci = mean_ci([float(r["mean_turnaround"]) for r in g])
@@ -167,6 +172,7 @@ def bushel_table(rows: list[dict[str, str]]) -> list[str]:
     for log in LOGS:
         for fraction in sorted(PAPER_BUSHEL[log]):  # the shares the paper reports
             g, s = groups.get((log, fraction, "gas"), []), groups.get((log, fraction, "static"), [])
+            g, s = paired(g, s)
             if not g or not s:
                 continue
             gm, gci = mean_ci([float(r["mean_turnaround"]) for r in g])
