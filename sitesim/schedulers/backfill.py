@@ -144,6 +144,9 @@ def backfill(
     have. Only the jobs that arrived since can start.
     """
     picked: list[int] = []
+    # Two copies of one loop, on purpose: plain EASY (no blocked jobs, every start now)
+    # is the inner loop of every replay, and this copy spares it two hook tests and a
+    # call per queued job; the second copy serves the timed-run and partition variants.
     if blocked is None and began is None:
         for i in range(first, len(queue)):
             job = queue[i]

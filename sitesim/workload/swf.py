@@ -1,4 +1,7 @@
-"""Standard Workload Format (SWF): streaming reader and writer for all 18 fields.
+"""Standard Workload Format (SWF): records, header and streaming reader for all 18 fields.
+
+The writer lives in :mod:`sitesim.workload.swf_write` and is re-exported here, so
+``from sitesim.workload.swf import write_swf`` keeps working.
 
 SWF (Parallel Workloads Archive) is a text format: header comment lines starting with
 ``;`` (``; MaxNodes: 128`` and the like), then one line per job with 18
@@ -23,7 +26,7 @@ from __future__ import annotations
 import math
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
@@ -31,9 +34,16 @@ from attrs import define, field
 
 from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES
-from sitesim.workload.files import atomic_text_write, open_text_read
+from sitesim.workload.files import open_text_read
+from sitesim.workload.swf_write import format_record, format_value, format_values, write_swf
 
 Number = int | float
+
+__all__ = [
+    "FIELDS", "N_FIELDS", "WHOLE_FIELDS", "STATUS_FAILED", "STATUS_COMPLETED", "STATUS_PARTIAL",
+    "STATUS_CANCELLED", "Number", "SwfRecord", "SwfHeader", "SwfReader", "field_label", "parse_line",
+    "read_swf", "format_value", "format_record", "format_values", "write_swf",
+]
 
 #: SWF field names, in order (field 1 is ``job_number``).
 FIELDS: tuple[str, ...] = (
@@ -64,14 +74,6 @@ STATUS_COMPLETED = 1
 STATUS_PARTIAL = 2
 STATUS_CANCELLED = 5
 
-# Column widths used when writing, wide enough for the archive's logs; values that
-# need more room simply widen their column (the format is whitespace-separated).
-_WIDTHS = (7, 10, 7, 7, 5, 8, 5, 5, 7, 5, 2, 5, 4, 5, 3, 3, 7, 6)
-# A whole line in one %-operation: "%7s" pads str(v) exactly like str(v).rjust(7), and
-# str() of a float is its repr (shortest exact form), so this is format_value + rjust
-# for every value at a fraction of the cost (writing is on the replay's hot path).
-_LINE = " ".join(f"%{w}s" for w in _WIDTHS)
-_LINE_NL = _LINE + "\n"
 
 
 def field_label(index: int) -> str:
@@ -254,11 +256,6 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def format_value(value: Number) -> str:
-    """SWF text of one value: integers as such, floats in their shortest exact form."""
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfRecord:
     """Parse one SWF job line, raising :class:`InputError` that names the bad field."""
     tokens = line.split()
@@ -423,34 +420,3 @@ def read_swf(
     with SwfReader(path, skip_malformed=skip_malformed) as reader:
         records = list(reader)
         return reader.header, records
-
-
-def format_record(record: SwfRecord) -> str:
-    """One SWF job line (no newline), columns right-aligned for readability."""
-    return _LINE % record.values()
-
-
-def format_values(values: tuple[Number, ...]) -> str:
-    """:func:`format_record` of the record holding ``values``, newline included."""
-    return _LINE_NL % values
-
-
-def write_swf(
-    path: str | os.PathLike[str],
-    records: Iterable[SwfRecord],
-    header: Iterable[str] = (),
-) -> int:
-    """Write an SWF file all-or-nothing; returns the number of records written.
-
-    ``header`` lines are written first; a leading ``;`` is added where missing.
-    """
-    count = 0
-    with atomic_text_write(path) as out:
-        for line in header:
-            out.write(line if line.startswith(";") else "; " + line)
-            out.write("\n")
-        for record in records:
-            out.write(format_record(record))
-            out.write("\n")
-            count += 1
-    return count
