@@ -18,7 +18,7 @@ first three seeds), and exact-estimate easy and cons from the schedulers sweep.
 One trim, where the curves have levelled off: every line stops at
 :data:`SATURATED_USERS` (40) users, except fcfs and easy with exact estimates, whose
 60-user rows are copied from sweep_sessions.csv and cost nothing. Between 30 and 40
-users the throughput of every other line still rises by 1-5%; from 40 to 60 users none
+users the throughput of every other line still rises by 0.8-5%; from 40 to 60 users none
 rises by more than 1% (means of the 3 seeds in the committed CSVs, jobs/day: cons
 211.8 -> 209.0, timed:easy 215.5 -> 209.4, timed:fcfs 174.2 -> 168.1, partitioned
 168.7 -> 163.2; easy with f:2 214.5 -> 211.6, mf 209.1 -> 208.6, empirical

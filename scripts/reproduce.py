@@ -7,8 +7,10 @@
 Each step is one script run as its own process; the table printed at the end (and
 written to docs/figures/reproduce_times.md) gives its wall time and its CPU time (user
 plus system, of the step's processes): on a shared machine the wall time depends on
-the other load, the CPU time much less. The steps that spread their runs over every CPU
-run one at a time; the single-process ones run two at a time, so that no core idles.
+the other load, the CPU time much less. Steps run two at a time (the four
+single-process ones four at a time), so that the pauses of one step (start-up, reading
+a log, drawing figures, its last long run) are filled by the other's runs and no core
+idles; a step's wall time is then shared with the steps it ran beside.
 """
 
 from __future__ import annotations
@@ -25,21 +27,19 @@ FIGURES = REPO / "docs" / "figures"
 
 Step = tuple[list[str], bool]  # script and arguments, needs the real traces?
 
-#: Stages, in order; the steps of a stage run at the same time. The steps from
-#: fidelity.py on spread their independent runs over every CPU and have a stage of
-#: their own; the single-process steps are paired. scripts/exp_prediction.py is not a
-#: step: scripts/fidelity.py runs the same experiment and writes its Figure 13.
+#: Stages, in order; the steps of a stage run at the same time. Most steps spread
+#: their independent runs over every CPU; two of them together keep both cores busy
+#: through each other's serial phases. scripts/exp_prediction.py is not a step:
+#: scripts/fidelity.py runs the same experiment and writes its Figure 13.
 #: exp_schedulers.py comes after exp_load_scaling.py, whose sweep it reuses; every step
 #: after extract_empirical.py reads the tables it writes.
 STAGES: list[list[Step]] = [
     [(["extract_empirical.py", "--out", "empirical"], True)],
-    [(["plot_models.py"], False), (["plot_validation.py"], False)],
-    [(["replay_table.py"], True), (["trial_runs_table.py", "--out", "docs/trial-runs.md"], True)],
-    [(["fidelity.py"], False)],
-    [(["exp_violations.py"], False)],
-    [(["exp_load_scaling.py"], False)],
+    [(["plot_models.py"], False), (["plot_validation.py"], False), (["replay_table.py"], True),
+     (["trial_runs_table.py", "--out", "docs/trial-runs.md"], True)],
+    [(["fidelity.py"], False), (["exp_violations.py"], False)],
+    [(["exp_load_scaling.py"], False), (["estimates_table.py", "--doc", "docs/backfilling-results.md"], True)],
     [(["exp_schedulers.py"], False)],
-    [(["estimates_table.py", "--doc", "docs/backfilling-results.md"], True)],
 ]
 
 

@@ -78,12 +78,15 @@ def site_model(config: Any) -> dict[str, Any]:
 
 
 def _model_inputs(point: Point) -> tuple[Any, ...]:
-    """What the fingerprint depends on, as a hashable tuple (before reading files)."""
-    return (point.mode, point.trace, point.scheduler)
+    """What the fingerprint depends on, as a hashable tuple (before reading files): the
+    mode, the trace of a replay, the file a ``NAME:FILE`` scheduler spec names."""
+    _name, sep, argument = point.scheduler.partition(":")
+    scheduler_file = argument if sep and Path(argument).is_file() else None
+    return (point.mode, point.trace if point.mode != "site" else None, scheduler_file)
 
 
 def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
-    mode, trace, scheduler = inputs
+    mode, trace, scheduler_file = inputs
     document: dict[str, Any] = {"mode": mode}
     if mode == "site":
         from sitesim.runs.site import SiteConfig
@@ -96,9 +99,8 @@ def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
         document["replay"] = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(ReplayConfig)
                               if f.name not in _SWEPT}
         document["trace"] = _trace_digest(Path(trace))
-    _name, sep, argument = scheduler.partition(":")
-    if sep and Path(argument).is_file():
-        document["scheduler_file"] = _file_data(Path(argument))
+    if scheduler_file is not None:
+        document["scheduler_file"] = _file_data(Path(scheduler_file))
     return document
 
 

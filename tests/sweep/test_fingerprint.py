@@ -107,3 +107,14 @@ def test_a_csv_from_before_the_model_column_is_refused(tmp_path: Path) -> None:
     csv.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match="no model column"):
         run_sweep(grid, csv, executor="serial", run=fake_run, progress=False)
+
+
+def test_a_scheduler_file_counts(tmp_path: Path) -> None:
+    spec = tmp_path / "parts.toml"
+    spec.write_text("[[partitions]]\nnodes = 64\n")
+    point = Point(mode="site", scheduler=f"partitioned:{spec}", estimates="exact", seed=0, users=1,
+                  submittal="batch", workpool="plain", nodes=64, duration=86_400)
+    before = fingerprint(point)
+    assert before != fingerprint(SITE)
+    spec.write_text("[[partitions]]\nnodes = 32\n")
+    assert fingerprint(point) != before
