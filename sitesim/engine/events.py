@@ -57,5 +57,7 @@ class At(simpy.Event):
         self.payload: Any = value
         self._value = value
         self._ok = True
-        self.time = when = env._now + delay
-        heappush(env._queue, (when, priority, next(env._eid), self))
+        when = env._now + delay
+        #: The instant this event fires (whole seconds: every delay here is an int).
+        self.time: int = when  # type: ignore[assignment]
+        heappush(env._queue, (when, priority, next(env._eid), self))  # type: ignore[misc]
