@@ -196,18 +196,21 @@ class TraceReplay:
         """
         site = self.site
         env = site.env
-        now = int(env.now)
+        now = event.time
         shaper = self.shaper
         counts = self.counts
+        jobs = self._jobs
+        unscaled = self._scale == 1.0
+        queue = env._queue  # SimPy's event heap: is another event due now? (env.peek())
         job: Job | None = event.payload
         while job is not None:
             site.enter(job if shaper is None else shaper(job))
             counts.submitted += 1
-            job = next(self._jobs, None)
+            job = next(jobs, None)
             if job is None:
                 break
-            when = self.scaled(job.submit)
-            if when != now or env.peek() <= now:
+            when = job.submit if unscaled else self.scaled(job.submit)
+            if when != now or (queue and queue[0][0] <= now):
                 At(env, when - now, SUBMISSION, self._submit, job)
                 break
         site.settle()

@@ -35,6 +35,7 @@ from attrs import define, field
 from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES
 from sitesim.workload.files import open_text_read
+from sitesim.workload.swf_ints import token_to_int
 from sitesim.workload.swf_write import format_record, format_value, format_values, write_swf
 
 Number = int | float
@@ -351,6 +352,7 @@ class SwfReader:
         header_lines = self.header.lines
         header_numbers = self.header.numbers
         lineno = self._lineno
+        to_int = token_to_int()
         try:
             pending = self._pending
             self._pending = None
@@ -372,7 +374,7 @@ class SwfReader:
                 # inlined: this loop runs once per job of every replay.
                 if len(tokens) == N_FIELDS:
                     try:
-                        record = SwfRecord(*map(int, tokens))
+                        record = SwfRecord(*map(to_int, tokens))
                     except ValueError:
                         record = self._parse(raw, lineno)
                     else:
