@@ -10,6 +10,7 @@ from typing import IO
 
 from sitesim.workload.job import Job
 from sitesim.workload.swf import STATUS_COMPLETED, STATUS_FAILED, SwfRecord, format_values
+from sitesim.workload.swf_write import format_with_times
 
 #: SWF status written for a job killed at its runtime estimate.
 STATUS_KILLED = STATUS_FAILED
@@ -125,13 +126,13 @@ class ScheduleWriter:
                 status = source.status
             else:
                 status = STATUS_COMPLETED
-            values = source.values_with_times(job.submit, start - job.submit, run, status)
+            line = format_with_times(source, job.submit, start - job.submit, run, status)
         elif isinstance(source, SwfRecord):  # its trace record, new times
-            values = source.values_with_times(job.submit, *_times(job, source))
+            line = format_with_times(source, job.submit, *_times(job, source))
         else:
-            values = job_record(job).values()
+            line = format_values(job_record(job).values())
         lines = self._lines
-        lines.append(format_values(values))
+        lines.append(line)
         if len(lines) >= self.BATCH:
             self._flush()
         self.written += 1
