@@ -121,10 +121,16 @@ class TraceReplay:
         estimates, rng, failures = self.estimates, self.rng, self.failures
         previous = 0  # submit times are non-negative and non-decreasing
         reader = self.reader
-        seen = SeenIds().add
+        ids = SeenIds()
+        seen, bits, limit = ids.add, ids._bits, SeenIds.BITMAP_LIMIT
         duplicates = 0
         for record in reader:
-            if not seen(record.job_number):
+            # SeenIds.add's usual case written out: a new number inside the bitmap.
+            number = record.job_number
+            byte = number >> 3
+            if 0 <= number < limit and byte < len(bits) and not bits[byte] & (bit := 1 << (number & 7)):
+                bits[byte] |= bit
+            elif not seen(number):
                 if reader.skip_malformed:
                     duplicates += 1
                     continue
@@ -196,18 +202,21 @@ class TraceReplay:
         """
         site = self.site
         env = site.env
-        now = int(env.now)
+        now = event.time
         shaper = self.shaper
         counts = self.counts
+        jobs = self._jobs
+        unscaled = self._scale == 1.0
+        queue = env._queue  # SimPy's event heap: is another event due now? (env.peek())
         job: Job | None = event.payload
         while job is not None:
             site.enter(job if shaper is None else shaper(job))
             counts.submitted += 1
-            job = next(self._jobs, None)
+            job = next(jobs, None)
             if job is None:
                 break
-            when = self.scaled(job.submit)
-            if when != now or env.peek() <= now:
+            when = job.submit if unscaled else self.scaled(job.submit)
+            if when != now or (queue and queue[0][0] <= now):
                 At(env, when - now, SUBMISSION, self._submit, job)
                 break
         site.settle()

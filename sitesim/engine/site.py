@@ -113,7 +113,7 @@ class Site:
         For a job source submitting from an event callback of its own, which then calls
         :meth:`settle` as its last step (the trace replay does).
         """
-        job.submit = int(self.env.now)
+        job.submit = int(self.env._now)
         job.seq = self._seq
         self._seq += 1
         if job.id < 0:  # generated jobs are numbered in arrival order, from 1
@@ -135,7 +135,8 @@ class Site:
         if self._pass_pending:
             return
         env = self.env
-        if env.peek() > env.now:
+        queue = env._queue  # SimPy's event heap: is anything else due now? (env.peek())
+        if not queue or queue[0][0] > env._now:
             self._run_pass()
         else:
             self._pass_pending = True
@@ -159,14 +160,17 @@ class Site:
 
     def _run_pass(self) -> None:
         env = self.env
-        now = int(env.now)
+        now = int(env._now)
         machine = self.machine
         started = self.scheduler.schedule(now, machine.free)
         if started:
             nodes = 0
             for job in started:
                 nodes += job.size
-            machine.allocate(nodes)
+            free = machine.free - nodes
+            if free < 0:
+                machine.allocate(nodes)  # raises: the scheduler over-allocated
+            machine.free = free
             self.running += len(started)
             hooks = self._start_hooks
             end = self._end
@@ -220,10 +224,14 @@ class Site:
         if job.run_token is not event:  # completion of a run killed earlier
             return
         job.run_token = None
-        job.end = int(self.env.now)
-        self.machine.release(job.size)
+        job.end = now = int(event.time)
+        machine = self.machine
+        free = machine.free + job.size
+        if free > machine.nodes:
+            machine.release(job.size)  # raises: more nodes released than exist
+        machine.free = free
         self.running -= 1
-        self.scheduler.job_ended(job, job.end)
+        self.scheduler.job_ended(job, now)
         for hook in self._end_hooks:
             hook(job)
         watcher = self._watchers.pop(job.id, None) if self._watchers else None

@@ -56,15 +56,19 @@ def violations_vs_load(
     with tempfile.TemporaryDirectory() as tmp:
         sites = [SiteConfig(users=users, scheduler=s, duration=duration, seed=seed) for s in schedulers]
         traces = [str(t) for t in map_in_order(_site_trace, [(c, Path(tmp) / c.scheduler) for c in sites], jobs=jobs)]
-        originals = map_in_order(_replay, [(t, s, 1.0) for t, s in zip(traces, schedulers, strict=True)], jobs=jobs)
+        own = [(t, s, 1.0) for t, s in zip(traces, schedulers, strict=True)]
+        done = dict(zip(own, map_in_order(_replay, own, jobs=jobs), strict=True))
         tasks, labels = [], []
-        for source, trace, original in zip(schedulers, traces, originals, strict=True):
-            base = original["offered_load"]
+        for source, trace in zip(schedulers, traces, strict=True):
+            base = done[(trace, source, 1.0)]["offered_load"]
             for scheduler in schedulers:
                 for factor in sorted({1.0, *(load / base for load in loads)}):
                     tasks.append((trace, scheduler, factor))
                     labels.append((source, base))
-        results = map_in_order(_replay, tasks, jobs=jobs)
+        # A trace under its own scheduler at its own load was replayed just above.
+        todo = [t for t in tasks if t not in done]
+        done.update(zip(todo, map_in_order(_replay, todo, jobs=jobs), strict=True))
+        results = [done[t] for t in tasks]
     return [
         ViolationPoint(
             trace_scheduler=source,

@@ -76,8 +76,9 @@ class JobStats:
         work = job.size * ran
         for stats in (self,) if also is None else (self, also):
             stats.completed += 1
-            stats.killed += killed
-            stats.failed += failed
+            if killed or failed:  # rare: most jobs add nothing here
+                stats.killed += killed
+                stats.failed += failed
             stats.sum_wait += wait
             stats.sum_response += response
             stats.sum_slowdown += slowdown

@@ -66,7 +66,7 @@ class ViolationCounter:
 
     def on_start(self, job: Job) -> None:
         self._in_flight[job.id] = job.start
-        early = self._early_starts.pop(job.id, None)
+        early = self._early_starts.pop(job.id, None) if self._early_starts else None
         if early is not None:
             # Dependents started in an earlier pass broke the order; same pass did not.
             self.execution += sum(1 for t in early if t < job.start)

@@ -43,9 +43,11 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
 
 
 def group_columns(header: Sequence[str]) -> tuple[str, ...]:
-    """The group columns of a sweep CSV: every config column but the seed, and the
-    optional ones (adaptive users) when it has them."""
-    return (*GROUP_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in header))
+    """The group columns of a sweep CSV: every config column but the seed (``model`` only
+    if it has one: CSVs made before it still summarize), and the optional ones (adaptive
+    users) when it has them."""
+    base = (c for c in GROUP_COLUMNS if c != "model" or c in header)
+    return (*base, *(c for c in OPTIONAL_COLUMNS if c in header))
 
 
 def aggregate(
@@ -89,10 +91,10 @@ def summarize_csv(
 ) -> int:
     """Write the aggregate of a sweep CSV to ``out``; returns the number of groups."""
     header, rows = read_rows(path)
-    missing = [c for c in (*GROUP_COLUMNS, *metrics) if c not in header]
+    groups_by = group_columns(header)
+    missing = [c for c in (*groups_by, *metrics) if c not in header]
     if missing:
         raise InputError(f"not a sweep CSV: no column(s) {', '.join(missing)}", path=str(path))
-    groups_by = group_columns(header)
     summary = aggregate(rows, metrics, confidence, groups_by)
     writer = csv.DictWriter(out, summary_columns(metrics, groups_by), lineterminator="\n")
     writer.writeheader()

@@ -150,6 +150,9 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if report.damaged:
         print(f"# {report.damaged} damaged rows of {args.out} were dropped and their runs redone"
               " (a metric cell was not a number)", file=sys.stderr)
+    if report.stale:
+        print(f"# {report.stale} rows of {args.out} made with another model (the model column) were"
+              " dropped and their runs redone with the current one", file=sys.stderr)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 

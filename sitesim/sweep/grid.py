@@ -11,6 +11,8 @@ Parameters a mode does not use are left empty (None, an empty CSV cell) rather t
 multiplied in, so adding a trace to a mixed grid does not duplicate every site run.
 A point's *key* is its config columns formatted as text, exactly as they are written
 to the CSV; resuming compares keys, so formatting must never depend on the machine.
+The key includes the fingerprint of the model the run draws from
+(:mod:`sitesim.sweep.fingerprint`), which the sweep adds to every point before running.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from sitesim.limits import MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, 
 MODES = ("site", "replay")
 DAY = 86_400
 
-#: Config columns of the CSV, in order; ``seed`` last so groups of replications sort together.
+#: Config columns of the CSV, in order; ``seed`` last so groups of replications sort
+#: together. ``model`` is the fingerprint of the site model or trace the run used
+#: (:mod:`sitesim.sweep.fingerprint`): a row made with another model is another run.
 CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
-    "scheduler", "estimates", "nodes", "duration", "seed",
+    "scheduler", "estimates", "nodes", "duration", "model", "seed",
 )
 #: Config columns written only by sweeps that set them (adaptive users, docs/moldable.md),
 #: so every other sweep's CSV keeps its columns and keys. A row's key holds their cells
@@ -85,6 +89,9 @@ class Point:
     #: Share of adaptive users and their request policy (site; None: not swept).
     adaptive: float | None = None
     moldable_policy: str | None = None
+    #: Fingerprint of the model the run uses; set by :func:`~sitesim.sweep.runner.run_sweep`
+    #: (:func:`sitesim.sweep.fingerprint.stamp`), None until then.
+    model: str | None = None
 
     def key(self) -> Key:
         base = tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)

@@ -10,7 +10,8 @@ from typing import Any
 from attrs import define, evolve, field
 
 from sitesim.sweep.executors import make_executor
-from sitesim.sweep.grid import Grid, Key, Point
+from sitesim.sweep.fingerprint import stamp
+from sitesim.sweep.grid import CONFIG_COLUMNS, Grid, Key, Point
 from sitesim.sweep.run import METRIC_COLUMNS, RunFunction, columns_for, run_point
 from sitesim.sweep.store import CsvLock, CsvStore, is_number_cell, read_rows, row_key
 
@@ -27,6 +28,9 @@ class SweepReport:
     failed: list[tuple[Key, str]] = field(factory=list)
     #: Rows of the CSV dropped as damaged (their runs were redone).
     damaged: int = 0
+    #: Rows of the CSV made with another model than the grid's points (another
+    #: ``model`` fingerprint): dropped, and their points run with the current model.
+    stale: int = 0
 
     @property
     def ok(self) -> bool:
@@ -53,6 +57,11 @@ def run_sweep(
     it must be picklable for process and dask executors). When every point has a row,
     the CSV is rewritten sorted by config key; failed points are reported and left
     out, so running the sweep again retries exactly them.
+
+    Every point is first stamped with the fingerprint of its model
+    (:mod:`sitesim.sweep.fingerprint`). A row of the CSV for one of the points but made
+    with another model is stale: it is dropped (counted in ``stale``) and the point
+    run again, never kept. ``reuse`` copies only rows with the same fingerprint.
     """
     if isinstance(grid, Grid):
         if replications is not None:
@@ -62,6 +71,7 @@ def run_sweep(
         if replications is not None:
             raise ValueError("replications applies to a Grid, not to a list of points")
         points = list({p.key(): p for p in grid}.values())
+    points = list({p.key(): p for p in stamp(points)}.values())
     with CsvLock(csv_path):
         return _run_locked(points, csv_path, executor, jobs=jobs, run=run, progress=progress, reuse=reuse)
 
@@ -71,11 +81,14 @@ def _run_locked(
     jobs: int | None, run: RunFunction, progress: bool, reuse: Sequence[str | os.PathLike[str]],
 ) -> SweepReport:
     store = CsvStore(csv_path, columns_for(points), numeric=METRIC_COLUMNS)
+    stale = _drop_stale(store, points)
     todo = [p for p in points if p.key() not in store]
-    report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged)
+    report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged, stale=stale)
     for other in reuse:
         report.reused += _copy_rows(other, store, todo)
-    todo = [p for p in todo if p.key() not in store]
+    # Biggest runs first (cost grows with users and load), so that the sweep does not
+    # end on one long run while the other workers idle; the CSV's order is the key's.
+    todo = sorted((p for p in todo if p.key() not in store), key=_size, reverse=True)
     bar = _progress(len(points), report.existing + report.reused, enabled=progress)
     try:
         for outcome in make_executor(executor, jobs=jobs).map_unordered(run, todo):
@@ -91,6 +104,27 @@ def _run_locked(
         store.close()
     store.finalize()
     return report
+
+
+_MODEL = CONFIG_COLUMNS.index("model")
+
+
+def _without_model(key: Key) -> Key:
+    return key[:_MODEL] + key[_MODEL + 1:]
+
+
+def _drop_stale(store: CsvStore, points: Sequence[Point]) -> int:
+    """Forget the rows of ``store`` that are one of ``points`` made with another model."""
+    current = {_without_model(p.key()): p.key() for p in points}
+    stale = [key for key in store.rows if current.get(_without_model(key), key) != key]
+    for key in stale:
+        del store.rows[key]
+    return len(stale)
+
+
+def _size(point: Point) -> float:
+    """A rough cost of a run, for ordering only: users, or the replay's load factor."""
+    return float(point.users or point.load_factor or 0)
 
 
 def _copy_rows(path: str | os.PathLike[str], store: CsvStore, points: Sequence[Point]) -> int:

@@ -98,7 +98,11 @@ class CsvStore:
         if self.path.exists() and self.path.stat().st_size > 0:
             header, rows = read_rows(self.path)
             if header != self.columns:
+                older = header == [c for c in self.columns if c != "model"]
                 raise InputError(
+                    "the CSV has no model column (made before runs recorded their model), so its"
+                    " rows cannot be matched to one; use a new file, or delete it to start over"
+                    if older else
                     "the CSV has other columns than this version of sitesim writes;"
                     " use a new file", path=str(self.path),
                 )

@@ -38,6 +38,7 @@ from attrs import define
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.users.user import submit_batch, waited_for
 from sitesim.workload.calendar import Clock, Warp
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
@@ -209,23 +210,17 @@ class PopulationUser:
         waited: Job | None = None
         while True:
             width = max(1, _pick(p.widths, when.random()))
-            ends: list[simpy.Event] = []
-            batch: list[Job] = []
-            for k in range(width):
-                if k:
-                    now = float(env.now)
-                    gap = warp.after(now, _pick(p.gaps, when.random())) - now
-                    yield env.timeout(max(0, round(gap)))
-                if self.max_jobs is not None and site.submitted >= self.max_jobs:
-                    break
-                job = self._make_job(int(env.now), waited)
-                site.submit(job)
-                ends.append(site.watch(job))
-                batch.append(job)
+
+            def gap() -> int:
+                now = float(env.now)
+                return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
+
+            batch = yield from submit_batch(
+                site, width, gap, lambda now: self._make_job(now, waited), self.max_jobs
+            )
             if not batch:
                 return False
-            yield env.all_of(ends)
-            waited = max(batch, key=lambda j: (j.end, j.seq))
+            waited = waited_for(batch)
             go_on = when.random() < p.continuation(waited.end - waited.submit)
             think = max(0, round(_pick(p.thinks, when.random())))
             if len(batch) < width:

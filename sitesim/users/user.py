@@ -12,7 +12,7 @@ set of concurrently active sessions (think times within a session are at most 20
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -61,32 +61,20 @@ class User:
 
     def run(self) -> Generator[simpy.Event, Any, None]:
         """The session, as a SimPy process."""
-        env = self.site.env
-        site = self.site
         submittal = self.submittal
         waited: Job | None = None
         while True:
             width = submittal.batch_width()
-            ends: list[simpy.Event] = []
-            batch: list[Job] = []
-            for k in range(width):
-                if k:
-                    yield env.timeout(submittal.gap())
-                if self.max_jobs is not None and site.submitted >= self.max_jobs:
-                    break
-                job = self._make_job(int(env.now), waited)
-                site.submit(job)
-                ends.append(site.watch(job))
-                batch.append(job)
+            batch = yield from submit_batch(
+                self.site, width, submittal.gap, lambda now: self._make_job(now, waited),
+                self.max_jobs,
+            )
             if not batch:
                 return
-            yield env.all_of(ends)
-            # The completion the user waited for: the batch's last end; among jobs ending
-            # at the same instant, the latest arrival (a fixed rule both modes can apply).
-            waited = max(batch, key=lambda j: (j.end, j.seq))
+            waited = waited_for(batch)
             if len(batch) < width:
                 return
-            yield env.timeout(submittal.think())
+            yield self.site.env.timeout(submittal.think())
 
     def _make_job(self, now: int, waited: Job | None) -> Job:
         drawn = self.workpool.next_job()
@@ -104,3 +92,44 @@ class User:
             think=now - waited.end if waited is not None else -1,
             executable=drawn.executable,
         )
+
+
+def submit_batch(
+    site: Site,
+    width: int,
+    gap: Callable[[], int],
+    make_job: Callable[[int], Job],
+    max_jobs: int | None,
+) -> Generator[simpy.Event, Any, list[Job]]:
+    """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
+
+    A SimPy sub-process (``yield from``) shared by every kind of user, so that all of
+    them submit, stop at the job limit and wait for a batch the same way. ``gap`` is
+    called before each job after the first, even if the job limit then stops the batch,
+    so a user's draws do not depend on the limit. Returns the jobs submitted: fewer
+    than ``width`` when the site reached ``max_jobs``, none when it already had.
+    """
+    env = site.env
+    ends: list[simpy.Event] = []
+    batch: list[Job] = []
+    for k in range(width):
+        if k:
+            yield env.timeout(gap())
+        if max_jobs is not None and site.submitted >= max_jobs:
+            break
+        job = make_job(int(env.now))
+        site.submit(job)
+        ends.append(site.watch(job))
+        batch.append(job)
+    if batch:
+        yield env.all_of(ends)
+    return batch
+
+
+def waited_for(batch: list[Job]) -> Job:
+    """The completion the user waited for: the batch's last end.
+
+    Among jobs ending at the same instant, the latest arrival: a fixed rule that a
+    simulation and a replay of its trace can both apply.
+    """
+    return max(batch, key=lambda j: (j.end, j.seq))

@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from types import TracebackType
 from typing import IO
 
@@ -35,6 +36,7 @@ from attrs import define, field
 from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES
 from sitesim.workload.files import open_text_read
+from sitesim.workload.swf_ints import canonical_int
 from sitesim.workload.swf_write import format_record, format_value, format_values, write_swf
 
 Number = int | float
@@ -103,6 +105,11 @@ class SwfRecord:
     partition: int = -1
     preceding_job: int = -1
     think_time: Number = -1
+    #: The line's 18 tokens when each is exactly ``str`` of its value (the reader's
+    #: usual all-integer line), else None: the schedule writer copies them instead of
+    #: formatting the values again. Not an ``__init__`` argument, so a copy made with
+    #: ``attrs.evolve`` (other values) never carries stale text; not compared.
+    text: list[str] | None = field(default=None, init=False, eq=False, repr=False)
 
     def with_times(self, submit: Number, wait: Number, run: Number, status: int) -> SwfRecord:
         """A copy with fields 2-4 and 11 replaced (what a simulated schedule changes).
@@ -351,15 +358,15 @@ class SwfReader:
         header_lines = self.header.lines
         header_numbers = self.header.numbers
         lineno = self._lineno
+        to_int = canonical_int()
         try:
             pending = self._pending
             self._pending = None
-            if pending is not None:
-                record = self._parse(pending, lineno)
-                if record is not None:
-                    self.line = lineno
-                    yield record
-            for raw in self._file:
+            lines: Iterable[str] = self._file
+            if pending is not None:  # the first job line, read with the header
+                lines = chain((pending,), lines)
+                lineno -= 1
+            for raw in lines:
                 lineno += 1
                 tokens = raw.split()
                 if not tokens:
@@ -368,14 +375,16 @@ class SwfReader:
                     header_lines.append(raw.rstrip("\r\n"))
                     header_numbers.append(lineno)
                     continue
-                # The all-integer line of 18 fields, parse_line's first fast path,
-                # inlined: this loop runs once per job of every replay.
+                # The line of 18 canonical integers (swf_ints), parse_line's first fast
+                # path inlined, keeping its text: this loop runs once per replayed job.
+                record: SwfRecord | None
                 if len(tokens) == N_FIELDS:
                     try:
-                        record = SwfRecord(*map(int, tokens))
+                        record = SwfRecord(*map(to_int, tokens))
                     except ValueError:
                         record = self._parse(raw, lineno)
                     else:
+                        record.text = tokens
                         self.records += 1
                 else:
                     record = self._parse(raw, lineno)

@@ -35,7 +35,7 @@ def test_mean_and_half_width() -> None:
 
 def rows(values: dict[str, list[float]]) -> list[dict[str, str]]:
     base = dict.fromkeys(("mode", "trace", "load_factor", "users", "submittal", "workpool",
-                          "scheduler", "estimates", "nodes", "duration"), "")
+                          "scheduler", "estimates", "nodes", "duration", "model"), "")
     out = []
     for scheduler, series in values.items():
         for seed, value in enumerate(series):

@@ -42,7 +42,7 @@ def test_keys_are_canonical_text() -> None:
     a = Point(mode="replay", scheduler="fcfs", estimates="trace", seed=0, trace="t.swf", load_factor=1.0)
     b = Point(mode="replay", scheduler="fcfs", estimates="trace", seed=0, trace="t.swf", load_factor=1)
     assert a.key() == b.key()
-    assert a.key() == ("replay", "t.swf", "1", "", "", "", "fcfs", "trace", "", "", "0")
+    assert a.key() == ("replay", "t.swf", "1", "", "", "", "fcfs", "trace", "", "", "", "0")
     assert [format_cell(v) for v in (0.1 + 0.2, 2 / 3, -0.0, None, True)] == [
         "0.3", "0.6666666667", "0", "", "1"]
 

@@ -1,0 +1,165 @@
+"""The model fingerprint: which site model (or trace) a sweep row was made with.
+
+A sweep point names users, scheduler, estimates, seed and so on, but not the model its
+users draw from: site runs take the site model from :class:`~sitesim.runs.site.SiteConfig`'s
+defaults (the ``paper`` site: the ``combined`` tables, ``size_mapping``,
+``runtime_scale``), and replays take their jobs from a trace file. When that model
+changes (a new calibration, re-extracted tables, a regenerated trace), rows already in a
+CSV describe another model; resuming must not keep them. So every row carries a short
+hash of its model's inputs, part of its key (docs/sweeps.md, "The model column").
+
+The hash is of *content*, never of paths, times or machines, so it is the same in every
+process and on every machine that has the same inputs:
+
+- site runs: every :class:`SiteConfig` field that is not a sweep column (empirical,
+  size_mapping, runtime_scale, ...), the parsed content of the empirical table and of
+  the per-trace tables it carries (what :func:`sitesim.distributions.load_empirical`
+  reads), and of a fitted population file;
+- replays: the non-column :class:`~sitesim.runs.replay.ReplayConfig` fields and the
+  trace's job lines (decompressed; a gzip header's timestamp does not count);
+- both: the file a ``NAME:FILE`` scheduler spec names (``partitioned:FILE``).
+
+JSON and TOML files are hashed as parsed data written canonically (sorted keys), so
+line endings or indentation do not matter, but any changed value does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Point
+
+#: Hex digits kept: 48 bits, ample to tell a handful of models apart.
+LENGTH = 12
+_SWEPT = frozenset((*CONFIG_COLUMNS, *OPTIONAL_COLUMNS))
+
+
+def stamp(points: Iterable[Point]) -> list[Point]:
+    """``points`` with their ``model`` set (points that have one keep it). Each distinct
+    model is hashed once."""
+    done: dict[tuple[Any, ...], str] = {}
+    out = []
+    for point in points:
+        if point.model is None:
+            inputs = _model_inputs(point)
+            if inputs not in done:
+                done[inputs] = digest(_describe(inputs))
+            point = attrs.evolve(point, model=done[inputs])
+        out.append(point)
+    return out
+
+
+def fingerprint(point: Point) -> str:
+    """The model fingerprint of one point."""
+    return digest(_describe(_model_inputs(point)))
+
+
+def digest(document: Any) -> str:
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:LENGTH]
+
+
+def site_model(config: Any) -> dict[str, Any]:
+    """The model part of a :class:`SiteConfig`: its non-column fields, with the content of
+    the files they name."""
+    fields = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(type(config)) if f.name not in _SWEPT}
+    model: dict[str, Any] = {"config": fields, "tables": _tables(config.empirical)}
+    if config.population is not None:
+        model["population"] = _file_data(Path(config.population))
+    return model
+
+
+def _model_inputs(point: Point) -> tuple[Any, ...]:
+    """What the fingerprint depends on, as a hashable tuple (before reading files): the
+    mode, the trace of a replay, the file a ``NAME:FILE`` scheduler spec names."""
+    _name, sep, argument = point.scheduler.partition(":")
+    scheduler_file = argument if sep and Path(argument).is_file() else None
+    return (point.mode, point.trace if point.mode != "site" else None, scheduler_file)
+
+
+def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
+    mode, trace, scheduler_file = inputs
+    document: dict[str, Any] = {"mode": mode}
+    if mode == "site":
+        from sitesim.runs.site import SiteConfig
+
+        document["site"] = site_model(SiteConfig())  # what run_point leaves at its defaults
+    else:
+        from sitesim.runs.replay import ReplayConfig
+
+        config = ReplayConfig(trace=trace)
+        document["replay"] = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(ReplayConfig)
+                              if f.name not in _SWEPT}
+        document["trace"] = _trace_digest(Path(trace))
+    if scheduler_file is not None:
+        document["scheduler_file"] = _file_data(Path(scheduler_file))
+    return document
+
+
+def _tables(empirical: str) -> dict[str, Any]:
+    """The parsed empirical table ``empirical`` and the per-trace tables it carries,
+    found as :func:`sitesim.distributions.load_empirical` finds them."""
+    from sitesim.distributions.model import empirical_directory
+
+    if empirical.endswith(".json"):
+        path: Any = Path(empirical)
+        directory: Any = path.parent
+    else:
+        directory = empirical_directory()
+        path = directory / f"{empirical}.json"
+    if not path.is_file():  # the run itself reports the unknown table
+        return {"missing": empirical}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    tables = {"table": data}
+    provenance = data.get("provenance", {}) if isinstance(data, dict) else {}
+    names = [str(s.get("name")) for s in provenance.get("sources", []) if isinstance(s, dict)]
+    for name in names:
+        source = directory / f"{name}.json"
+        if source.is_file():
+            tables[f"source {name}"] = json.loads(source.read_text(encoding="utf-8"))
+    return tables
+
+
+def _file_data(path: Path) -> Any:
+    """A model file as parsed data (JSON, TOML), else the hash of its bytes."""
+    try:
+        if path.suffix == ".json":
+            return json.loads(path.read_text(encoding="utf-8"))
+        if path.suffix == ".toml":
+            return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return {"missing": str(path)}
+
+
+def _trace_digest(path: Path) -> str:
+    """SHA-256 of a trace's text (gzip decompressed), read in blocks."""
+    hasher = hashlib.sha256()
+    try:
+        opener: Any = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                hasher.update(block)
+    except (OSError, EOFError):
+        return f"unreadable {path.name}"
+    return hasher.hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready form of a config value (partition records become dicts)."""
+    if attrs.has(type(value)):
+        return {k: _plain(v) for k, v in attrs.asdict(value, recurse=False).items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
