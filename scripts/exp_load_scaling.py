@@ -12,7 +12,9 @@
    (the same metrics vs offered load) and 17 (accepted load vs offered load).
 
 Both sweeps are resumable: re-running skips the rows already in the CSVs. The trace of
-step 2 is kept in out/experiments/ (not in git; it is regenerated identically).
+step 2 is written to out/experiments/ (not in git) on every run, one site-level run of a
+few seconds, so that it always comes from the current site model: a trace left by an
+older model would have another fingerprint (docs/sweeps.md) and its rows are redone.
 """
 
 from __future__ import annotations
@@ -74,8 +76,7 @@ def main() -> None:
     throughput_figure(site_rows).savefig(FIGURES / "fig18_throughput.png", dpi=110)
 
     trace = REPO / "out" / "experiments" / "easy-10users-seed0" / "trace.swf"
-    if not trace.exists():
-        run_site(SiteConfig(users=10, scheduler="easy", seed=0), out=trace.parent)
+    run_site(SiteConfig(users=10, scheduler="easy", seed=0), out=trace.parent)
     base = run_replay(ReplayConfig(trace=str(trace), scheduler="easy")).summary["offered_load"]
     conv_csv = FIGURES / "sweep_conventional.csv"
     relative = str(trace.relative_to(REPO))

@@ -175,7 +175,9 @@ class ConservativeScheduler(Scheduler):
         # releases, unseen by every position.
         released, self._released = self._released, []
         prev_pos = [n, n]
-        prev_lo = [min(lo for lo, _hi in released), _NONE]
+        # Every later addition starts at or after ``now`` (a move's vacated room lies
+        # after its new start), so clamping the releases once clamps every hull.
+        prev_lo = [max(now, min(lo for lo, _hi in released)), _NONE]
         prev_hi = [max(hi for _lo, hi in released), -1]
         while True:
             moves: list[tuple[int, int, int]] = []
@@ -193,8 +195,6 @@ class ConservativeScheduler(Scheduler):
                 elif hi < 0:
                     break  # nothing unseen is left for this or any later position
                 old = olds[p]
-                if lo < now:
-                    lo = now
                 if hi > old:
                     hi = old
                 if lo >= hi:

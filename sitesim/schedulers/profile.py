@@ -115,6 +115,7 @@ class Profile:
         times, free = self.times, self.free
         n = len(times)
         points: list[int] = []
+        add = points.append
         t = now
         i = bisect_right(times, t) - 1
         while t < latest:
@@ -126,10 +127,14 @@ class Profile:
                 k -= 1
                 if k < i:
                     raise AssertionError(f"a window at {t} fits: the job at {latest} is not at its earliest")
-            p = (times[k + 1] if k + 1 < n and times[k + 1] < w else w) - 1
-            points.append(p)
-            t = p + 1
-            i = bisect_right(times, t, k) - 1
+            # The next window starts just after frame k's last instant inside this one.
+            i = k + 1
+            if i < n and times[i] <= w:
+                t = times[i]
+            else:
+                t = w
+                i = k
+            add(t - 1)
         return tuple(points)
 
     def earliest(

@@ -91,7 +91,7 @@ def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
     if mode == "site":
         from sitesim.runs.site import SiteConfig
 
-        document["site"] = site_model(SiteConfig())
+        document["site"] = site_model(SiteConfig())  # what run_point leaves at its defaults
     else:
         from sitesim.runs.replay import ReplayConfig
 

@@ -77,6 +77,8 @@ def run_point(point: Point) -> Row:
         from sitesim.runs.site import SiteConfig, run_site
 
         assert point.users is not None and point.submittal and point.workpool
+        # The fields not set here are SiteConfig's defaults, the site model that the
+        # row's ``model`` fingerprint hashes (sitesim/sweep/fingerprint.py, site_model).
         config = SiteConfig(
             users=point.users, submittal=point.submittal, workpool=point.workpool,
             scheduler=point.scheduler, estimates=point.estimates, nodes=point.nodes or 128,
