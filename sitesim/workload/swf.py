@@ -1,7 +1,8 @@
 """Standard Workload Format (SWF): records, header and streaming reader for all 18 fields.
 
-The writer lives in :mod:`sitesim.workload.swf_write` and is re-exported here, so
-``from sitesim.workload.swf import write_swf`` keeps working.
+The writer lives in :mod:`sitesim.workload.swf_write` and the header in
+:mod:`sitesim.workload.swf_header`; both are re-exported here, so
+``from sitesim.workload.swf import write_swf, SwfHeader`` keeps working.
 
 SWF (Parallel Workloads Archive) is a text format: header comment lines starting with
 ``;`` (``; MaxNodes: 128`` and the like), then one line per job with 18
@@ -34,8 +35,8 @@ from typing import IO
 from attrs import define, field
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_NODES
 from sitesim.workload.files import open_text_read
+from sitesim.workload.swf_header import SwfHeader
 from sitesim.workload.swf_ints import canonical_int
 from sitesim.workload.swf_write import format_record, format_value, format_values, write_swf
 
@@ -165,76 +166,6 @@ class SwfRecord:
             self.preceding_job,
             self.think_time,
         )
-
-
-@define(slots=True)
-class SwfHeader:
-    """The comment lines of an SWF file, kept verbatim, with ``Key: value`` lookup.
-
-    ``path`` and ``numbers`` (the line number of each comment line) only serve error
-    messages: a bad ``MaxNodes`` names its file and line.
-    """
-
-    lines: list[str]
-    path: str | None = None
-    numbers: list[int] = field(factory=list)
-
-    def _find(self, key: str) -> tuple[str, int | None] | None:
-        wanted = key.lower()
-        for i, line in enumerate(self.lines):
-            body = line.lstrip(";").strip()
-            name, sep, value = body.partition(":")
-            if sep and name.strip().lower() == wanted:
-                return value.strip(), (self.numbers[i] if i < len(self.numbers) else None)
-        return None
-
-    def get(self, key: str) -> str | None:
-        """Value of the first ``; Key: value`` line (case-insensitive key), if any."""
-        found = self._find(key)
-        return found[0] if found is not None else None
-
-    def get_int(self, key: str) -> int | None:
-        """Leading integer of a header value (``MaxNodes: 338 (batch ...)`` gives 338)."""
-        value = self.get(key)
-        if not value:
-            return None
-        token = value.split()[0]
-        try:
-            return int(token)
-        except ValueError:
-            return None
-
-    def size(self, key: str) -> int | None:
-        """A machine size from the header: None if absent or ``-1`` (SWF's "unknown").
-
-        Anything else that is not a positive whole number (``0``, ``lots``, ``16.5``,
-        ``1e3``) is an input error naming the file, line and key: silently falling
-        back to a default machine would change every result of the replay.
-        """
-        found = self._find(key)
-        if found is None or not found[0]:
-            return None
-        value, line = found
-        token = value.split()[0]
-        try:
-            number = int(token)
-        except ValueError:
-            number = 0
-        if number == -1:
-            return None
-        if not 1 <= number <= MAX_NODES:
-            raise InputError(
-                f"{token!r} is not a machine size (a whole number of nodes in 1..{MAX_NODES},"
-                " or -1 for unknown)",
-                path=self.path, line=line, field=key,
-            )
-        return number
-
-    def machine_size(self) -> int | None:
-        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``; else None."""
-        procs = self.size("MaxProcs")
-        nodes = self.size("MaxNodes")
-        return procs if procs is not None else nodes
 
 
 #: Fields that hold whole numbers (ids, counts, codes); the others may be fractional.
