@@ -121,16 +121,10 @@ class TraceReplay:
         estimates, rng, failures = self.estimates, self.rng, self.failures
         previous = 0  # submit times are non-negative and non-decreasing
         reader = self.reader
-        ids = SeenIds()
-        seen, bits, limit = ids.add, ids._bits, SeenIds.BITMAP_LIMIT
+        seen = SeenIds().add
         duplicates = 0
         for record in reader:
-            # SeenIds.add's usual case written out: a new number inside the bitmap.
-            number = record.job_number
-            byte = number >> 3
-            if 0 <= number < limit and byte < len(bits) and not bits[byte] & (bit := 1 << (number & 7)):
-                bits[byte] |= bit
-            elif not seen(number):
+            if not seen(record.job_number):
                 if reader.skip_malformed:
                     duplicates += 1
                     continue

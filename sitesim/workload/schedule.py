@@ -116,18 +116,7 @@ class ScheduleWriter:
 
     def _write(self, job: Job) -> None:
         source = job.source
-        if type(source) is SwfRecord and job.end >= 0:
-            # A replayed job that ended (every job of a replay): _times written out.
-            start = job.start
-            run = job.end - start
-            if job.killed or job.failed:
-                status = STATUS_KILLED if job.killed else STATUS_FAILED
-            elif source.status != STATUS_FAILED or 0 < source.requested_time <= run:
-                status = source.status
-            else:
-                status = STATUS_COMPLETED
-            line = format_with_times(source, job.submit, start - job.submit, run, status)
-        elif isinstance(source, SwfRecord):  # its trace record, new times
+        if isinstance(source, SwfRecord):  # a replayed job: its trace record, new times
             line = format_with_times(source, job.submit, *_times(job, source))
         else:
             line = format_values(job_record(job).values())
