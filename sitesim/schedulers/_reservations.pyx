@@ -175,7 +175,7 @@ cdef class Reservations:
         assert all(a < b for a, b in zip(times, times[1:])), "breakpoints not sorted"
         assert all(a != b for a, b in zip(free, free[1:])), "equal frames not merged"
         assert all(0 <= f <= self.nodes for f in free), "free out of range"
-        assert free[-1] == self.nodes, "last frame not fully free"
+        assert free[len(free) - 1] == self.nodes, "last frame not fully free"
 
     @property
     def profile_times(self):

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.schedulers.conservative import ConservativeScheduler, planned_length
 from sitesim.schedulers.profile import Profile
+from sitesim.schedulers.reservations import RESERVATIONS, Reservations, ReservationsLike
 from sitesim.workload.job import Job
 from tests.helpers import job, max_concurrent_nodes, run_jobs
 
@@ -43,17 +44,13 @@ class AuditedCons(ConservativeScheduler):
     def __init__(self, nodes: int) -> None:
         super().__init__(nodes)
         self.at_arrival: dict[int, int] = {}
+        #: Each waiting job's reservation at the last audit: compression never moves it later.
+        self.seen: dict[int, int] = {}
         self.audits = 0
 
     def enqueue(self, job: Job, now: int) -> None:
         super().enqueue(job, now)
-        self.at_arrival[job.id] = self._start[job]
-
-    def _compress(self, now: int) -> None:
-        before = dict(self._start)
-        super()._compress(now)
-        for j, start in self._start.items():
-            assert start <= before[j], f"compression moved job {j.id} later"
+        self.at_arrival[job.id] = self.seen[job.id] = self.reservation(job)
 
     def schedule(self, now: int, free: int) -> list[Job]:
         started = super().schedule(now, free)
@@ -63,9 +60,9 @@ class AuditedCons(ConservativeScheduler):
     def audit(self, now: int) -> None:
         """Profile == running jobs to their estimates + reservations; each at its earliest."""
         self.audits += 1
-        self.profile.check()
+        self.reservations.check()
         running = [(j.start if j.start >= 0 else now, end, j.size) for j, end in self._planned_end.items()]
-        waiting = {j: (s, s + planned_length(j), j.size) for j, s in self._start.items()}
+        waiting = {j: (s, s + planned_length(j), j.size) for j in self.queue for s in [self.reservation(j)]}
         held = running + list(waiting.values())
         frames = self.availability(now)
         assert frames[0][0] == now and frames[-1][1] is None
@@ -73,10 +70,17 @@ class AuditedCons(ConservativeScheduler):
             assert free == free_at(start, self.nodes, held)
         for j, mine in waiting.items():
             assert mine[0] >= now
+            assert mine[0] <= self.seen[j.id], f"compression moved job {j.id} later"
+            self.seen[j.id] = mine[0]
             others = [h for h in held if h is not mine]
             expect = brute_earliest(now, j.size, mine[1] - mine[0], self.nodes, others)
             assert mine[0] == expect, f"job {j.id} reserved at {mine[0]}, could start at {expect}"
-            assert self.reservation(j) == mine[0]
+
+
+#: Both implementations of the reservations (the compiled one where it was built).
+IMPLEMENTATIONS = [pytest.param(Reservations, id="python")]
+if RESERVATIONS is not Reservations:
+    IMPLEMENTATIONS.append(pytest.param(RESERVATIONS, id="compiled"))
 
 
 @st.composite
@@ -98,8 +102,8 @@ def workloads(draw: st.DrawFn, estimates: str) -> tuple[int, list[Job]]:
     return nodes, jobs
 
 
-def check_run(nodes: int, jobs: list[Job]) -> AuditedCons:
-    policy = AuditedCons(nodes)
+def check_run(nodes: int, jobs: list[Job], implementation: type[ReservationsLike]) -> AuditedCons:
+    policy = type("Audited", (AuditedCons,), {"reservations_class": implementation})(nodes)
     recorder = run_jobs(jobs, nodes, policy)
     assert len(recorder.ended) == len(jobs), "every job completes"
     assert max_concurrent_nodes(jobs) <= nodes
@@ -107,28 +111,31 @@ def check_run(nodes: int, jobs: list[Job]) -> AuditedCons:
     for j in jobs:
         assert j.start <= policy.at_arrival[j.id], f"job {j.id} started after its guarantee"
         assert j.end == j.start + min(j.runtime, j.estimate)
-    assert not policy.queue and not policy._start and not policy._planned_end
-    policy.profile.advance(max(j.end for j in jobs))
-    assert policy.profile.frames() == [(policy.profile.times[0], None, nodes)]
+    assert not policy.queue and not len(policy.reservations) and not policy._planned_end
+    last = max(j.end for j in jobs)
+    assert policy.availability(last) == [(last, None, nodes)]
     return policy
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(workloads("exact"))
-def test_exact_estimates_keep_every_guarantee(case) -> None:
-    check_run(*case)
+def test_exact_estimates_keep_every_guarantee(implementation, case) -> None:
+    check_run(*case, implementation)
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(workloads("over"))
-def test_overestimates_keep_every_guarantee_through_compression(case) -> None:
-    check_run(*case)
+def test_overestimates_keep_every_guarantee_through_compression(implementation, case) -> None:
+    check_run(*case, implementation)
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(workloads("any"))
-def test_kills_and_zero_estimates_keep_every_guarantee(case) -> None:
-    check_run(*case)
+def test_kills_and_zero_estimates_keep_every_guarantee(implementation, case) -> None:
+    check_run(*case, implementation)
 
 
 # -- Mu'alem & Feitelson (2001), Fig. 1 ---------------------------------------------

@@ -1,0 +1,119 @@
+"""The two implementations of conservative backfilling's reservations give the same schedules.
+
+The compiled one (sitesim/schedulers/_reservations.pyx) is a speed-up of the Python
+reference, so every test here runs both on the same input and asserts the same event
+trace, job for job and event for event, and the same availability lists on the way:
+random workloads (hypothesis), the seeded stress trace (kills, zero runtimes, missing
+requests), and a real log under inflated estimates. Where the compiled module was not
+built they are skipped, saying so; the audits of test_conservative.py run on whichever
+implementations exist.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sitesim
+from sitesim.schedulers import reservations
+from sitesim.schedulers.conservative import ConservativeScheduler
+from sitesim.schedulers.reservations import RESERVATIONS, Reservations, ReservationsLike
+from sitesim.workload.job import Job
+from tests.helpers import job, run_jobs, stress_trace
+
+needs_compiled = pytest.mark.skipif(
+    RESERVATIONS is Reservations,
+    reason="the compiled reservations were not built (no C compiler or Cython at install): nothing to compare",
+)
+
+
+class CompiledCons(ConservativeScheduler):
+    reservations_class = RESERVATIONS
+
+
+class PythonCons(ConservativeScheduler):
+    reservations_class = Reservations
+
+
+def policy_with(implementation: type[ReservationsLike]) -> type[ConservativeScheduler]:
+    return CompiledCons if implementation is RESERVATIONS else PythonCons
+
+
+class Snapshots:
+    """Observer keeping the availability list after every submission."""
+
+    def __init__(self, policy: ConservativeScheduler) -> None:
+        self.policy = policy
+        self.lists: list[list] = []
+
+    def on_submit(self, j: Job) -> None:
+        self.lists.append(self.policy.availability(j.submit))
+
+
+def run_with(implementation: type[ReservationsLike], nodes: int, jobs: list[Job]):
+    fresh = [job(j.id, j.submit, j.size, j.runtime, j.estimate) for j in jobs]
+    policy = policy_with(implementation)(nodes)
+    snapshots = Snapshots(policy)
+    recorder = run_jobs(fresh, nodes, policy, observers=[snapshots])
+    return recorder.events, snapshots.lists
+
+
+@st.composite
+def busy_workloads(draw: st.DrawFn) -> tuple[int, list[Job]]:
+    """(nodes, jobs): up to 80 jobs, long queues, estimates from exact to 10x, some kills."""
+    nodes = draw(st.integers(1, 32))
+    t = 0
+    jobs = []
+    for i in range(draw(st.integers(1, 80))):
+        t += draw(st.sampled_from([0, 0, 0, 1, 3, 10, 40]))
+        runtime = draw(st.integers(0, 300))
+        estimate = draw(st.one_of(st.integers(runtime, 10 * runtime + 1), st.integers(0, 300)))
+        jobs.append(job(i + 1, t, draw(st.integers(1, nodes)), runtime, estimate))
+    return nodes, jobs
+
+
+@needs_compiled
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(busy_workloads())
+def test_compiled_and_python_give_the_same_events_and_availability(case) -> None:
+    nodes, jobs = case
+    assert run_with(RESERVATIONS, nodes, jobs) == run_with(Reservations, nodes, jobs)
+
+
+@needs_compiled
+def test_same_schedule_on_the_stress_trace(tmp_path) -> None:
+    trace = stress_trace(tmp_path / "stress.swf", n=3000)
+    runs = [sitesim.replay(str(trace), scheduler=policy_with(impl), estimates="trace") for impl in (RESERVATIONS, Reservations)]
+    assert runs[0].summary["system"]["killed"] > 0
+    assert runs[0].jobs.tolist() == runs[1].jobs.tolist()
+    assert runs[0].summary["system"] == runs[1].summary["system"]
+
+
+@needs_compiled
+@pytest.mark.traces
+def test_same_schedule_on_a_real_log_with_inflated_estimates(trace_path) -> None:
+    path = str(trace_path("KTH-SP2"))
+    runs = [sitesim.replay(path, scheduler=policy_with(impl), estimates="f:4") for impl in (RESERVATIONS, Reservations)]
+    assert runs[0].summary["system"]["completed"] > 28_000
+    assert runs[0].jobs.tolist() == runs[1].jobs.tolist()
+
+
+def test_the_python_reference_is_used_when_the_compiled_module_is_missing(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sitesim.schedulers._reservations", None)  # import fails
+    assert reservations._compiled() is None
+
+
+@pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
+def test_errors_are_the_same_in_both(implementation) -> None:
+    book = implementation(4)
+    with pytest.raises(ValueError, match="never fits"):
+        book.add(5, 10, 0)
+    assert book.add(4, 10, 0) == 0
+    assert book.add(1, 5, 0) == 10
+    with pytest.raises(RuntimeError, match="missed its reservation"):
+        book.due(11)
+    with pytest.raises(RuntimeError, match="cannot give back"):
+        implementation(4).release(0, 10, 1)
