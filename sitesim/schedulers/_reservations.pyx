@@ -108,6 +108,13 @@ cdef class Reservations:
             self.next_due = start
         return start
 
+    def anchor(self, i64 now, i64 size, i64 length):
+        """The anchor point a job of ``size`` x ``length`` arriving ``now`` would get (nothing is reserved)."""
+        if size > self.nodes:
+            raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
+        self._sync(now)
+        return self._earliest(now, size, length)
+
     def release(self, i64 now, i64 planned, i64 size):
         """A running job of ``size`` nodes planned to end at ``planned`` ended ``now``."""
         self._advance(now)

@@ -76,6 +76,11 @@ class ConservativeScheduler(Scheduler):
         """
         return self.reservations.frames(now)
 
+    def anchor_point(self, now: int, size: int, seconds: int) -> int:
+        """The start a request of ``size`` nodes for ``seconds`` submitted ``now`` would be
+        guaranteed, without reserving it (what an application scheduler weighs)."""
+        return self.reservations.anchor(now, size, seconds if seconds > 0 else 1)
+
     # -- scheduler interface ---------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
         self.reservations.add(job.size, planned_length(job), now)

@@ -43,14 +43,16 @@ def policy_with(implementation: type[ReservationsLike]) -> type[ConservativeSche
 
 
 class Snapshots:
-    """Observer keeping the availability list after every submission."""
+    """Observer keeping, after every submission, the availability list, the job's
+    reservation and the anchor point a request of the job's size for 60 s would get."""
 
     def __init__(self, policy: ConservativeScheduler) -> None:
         self.policy = policy
-        self.lists: list[list] = []
+        self.lists: list = []
 
     def on_submit(self, j: Job) -> None:
-        self.lists.append(self.policy.availability(j.submit))
+        p = self.policy
+        self.lists.append((p.availability(j.submit), p.reservation(j), p.anchor_point(j.submit, j.size, 60)))
 
 
 def run_with(implementation: type[ReservationsLike], nodes: int, jobs: list[Job]):
