@@ -5,10 +5,12 @@ The shipped tables (``empirical/``) and site files (``models/``) stay top-level 
 of the repository, and the wheel carries them as the data packages ``sitesim.empirical``
 and ``sitesim.models`` (read with importlib.resources, sitesim/resources.py).
 
-``sitesim.schedulers._reservations`` (Cython) is conservative backfilling's planned
-schedule in C arrays. It is optional: where it cannot be built (no C compiler, no
-Cython), the install goes on and the scheduler uses the Python implementation, which
-gives the same schedules, only slower (docs/performance.md).
+Two compiled modules (Cython), each the twin of a Python implementation that gives the
+same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
+conservative backfilling's planned schedule in C arrays, and
+``sitesim.schedulers._backfill``, EASY's backfill scan and shadow time. They are
+optional: where they cannot be built (no C compiler, no Cython), the install goes on
+and the Python implementations are used.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -21,10 +23,11 @@ def extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:
         return []
-    module = Extension(
-        "sitesim.schedulers._reservations", ["sitesim/schedulers/_reservations.pyx"], optional=True
-    )
-    return cythonize([module], compiler_directives={"language_level": "3"}, quiet=True)
+    modules = [
+        Extension(f"sitesim.schedulers.{name}", [f"sitesim/schedulers/{name}.pyx"], optional=True)
+        for name in ("_reservations", "_backfill")
+    ]
+    return cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True)
 
 
 setup(

@@ -50,7 +50,7 @@ def fcfs_heads(queue: list[Job], free: int, blocked: Callable[[Job], bool] | Non
     return n
 
 
-def shadow(running: Running, need: int, free: int) -> tuple[int, int]:
+def shadow_python(running: Running, need: int, free: int) -> tuple[int, int]:
     """Shadow time and extra nodes for a head job of ``need`` nodes, ``free`` nodes idle
     and ``running`` = sorted (expected end, seq, size) of the jobs holding the rest."""
     avail = free
@@ -143,28 +143,19 @@ def backfill(
     least as many free and extra nodes as remain, and an earlier end than it would now
     have. Only the jobs that arrived since can start.
     """
-    picked: list[int] = []
     # Two copies of one loop, on purpose: plain EASY (no blocked jobs, every start now)
-    # is the inner loop of every replay, and this copy spares it two hook tests and a
-    # call per queued job; the second copy serves the timed-run and partition variants.
+    # is the inner loop of every replay and of every saturated site, and has a compiled
+    # twin (scan_plain); the second copy serves the timed-run and partition variants.
     if blocked is None and began is None:
-        for i in range(first, len(queue)):
+        # The scan reads only free and extra nodes, so holding the chosen jobs after it,
+        # in the same order, is the same as holding each as it is chosen.
+        picked, free, extra = scan_plain(queue, first, free, now, end_by, extra)
+        for i in picked:
             job = queue[i]
-            size = job.size
-            if size > free:
-                continue
-            end = now + job.estimate
-            if end > end_by:
-                if size > extra:
-                    continue
-                extra -= size
-            free -= size
-            hold(job, end)
+            hold(job, now + job.estimate)
             started.append(job)
-            picked.append(i)
-            if free == 0:
-                break
     else:
+        picked = []
         for i in range(first, len(queue)):
             job = queue[i]
             size = job.size
@@ -184,3 +175,41 @@ def backfill(
     for i in reversed(picked):
         del queue[i]
     return (free, end_by, extra, len(queue)) if free else None
+
+
+def scan_python(queue: list[Job], first: int, free: int, now: int, end_by: int, extra: int) -> tuple[list[int], int, int]:
+    """The plain backfill scan of ``queue[first:]`` (every start now, no job blocked):
+    the positions chosen, in order, and the free and extra nodes left after them."""
+    picked: list[int] = []
+    for i in range(first, len(queue)):
+        job = queue[i]
+        size = job.size
+        if size > free:
+            continue
+        end = now + job.estimate
+        if end > end_by:
+            if size > extra:
+                continue
+            extra -= size
+        free -= size
+        picked.append(i)
+        if free == 0:
+            break
+    return picked, free, extra
+
+
+Scan = Callable[[list[Job], int, int, int, int, int], tuple[list[int], int, int]]
+Shadow = Callable[[Running, int, int], tuple[int, int]]
+
+
+def _compiled() -> tuple[Scan, Shadow] | None:
+    """The compiled twins of the two loops (``_backfill.pyx``), if the package was built with them."""
+    try:
+        from sitesim.schedulers._backfill import scan_plain as compiled_scan, shadow as compiled_shadow
+    except ImportError:
+        return None
+    return compiled_scan, compiled_shadow
+
+
+#: The implementations in use: the compiled ones where they were built (same answers).
+scan_plain, shadow = _compiled() or (scan_python, shadow_python)

@@ -1,0 +1,67 @@
+"""EASY's inner loops: the compiled twins give exactly the Python ones' answers.
+
+``scan_plain`` and ``shadow`` (sitesim/schedulers/_backfill.pyx) replace the Python
+loops of :mod:`sitesim.schedulers.backfill` where the package was built with them; here
+both run on the same random queues and running lists, including the error a job too
+large for the machine raises. Where the compiled module was not built, the comparison
+is skipped, saying so; the scheduler tests then run the Python loops.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitesim.schedulers import backfill
+from tests.helpers import job
+
+needs_compiled = pytest.mark.skipif(
+    backfill.scan_plain is backfill.scan_python,
+    reason="the compiled backfill loops were not built (no C compiler or Cython at install): nothing to compare",
+)
+
+
+@st.composite
+def scans(draw: st.DrawFn):
+    """(queue, first, free, now, end_by, extra): a queue of up to 60 jobs and a shadow."""
+    queue = [job(i + 1, 0, draw(st.integers(1, 64)), 0, draw(st.integers(0, 500))) for i in range(draw(st.integers(0, 60)))]
+    first = draw(st.integers(0, len(queue)))
+    free = draw(st.integers(0, 64))
+    now = draw(st.integers(0, 1000))
+    return queue, first, free, now, now + draw(st.integers(0, 400)), draw(st.integers(0, free))
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(scans())
+def test_scan_plain_is_the_python_scan(case) -> None:
+    assert backfill.scan_plain(*case) == backfill.scan_python(*case)
+
+
+@st.composite
+def running_lists(draw: st.DrawFn):
+    """(running, need, free): sorted (expected end, seq, size) with frequent equal ends."""
+    ends = sorted(draw(st.lists(st.integers(0, 50), max_size=30)))
+    running = [(end, seq, draw(st.integers(1, 16))) for seq, end in enumerate(ends)]
+    return running, draw(st.integers(1, 200)), draw(st.integers(0, 16))
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(running_lists())
+def test_shadow_is_the_python_shadow(case) -> None:
+    try:
+        expected = backfill.shadow_python(*case)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError, match=str(error)):
+            backfill.shadow(*case)
+    else:
+        assert backfill.shadow(*case) == expected
+
+
+def test_the_python_loops_are_used_when_the_compiled_module_is_missing(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sitesim.schedulers._backfill", None)  # import fails
+    assert backfill._compiled() is None
