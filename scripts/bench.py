@@ -164,6 +164,16 @@ def sitesim_command(trace: Path, scheduler: str, out: Path | None = None) -> lis
     return argv + (["--out", str(out)] if out is not None else [])
 
 
+def implementations() -> str:
+    """Which implementations the timed runs use: compiled twins where built (docs/performance.md)."""
+    from sitesim.schedulers import backfill
+    from sitesim.schedulers.reservations import RESERVATIONS, Reservations
+
+    cons = "python" if RESERVATIONS is Reservations else "compiled"
+    easy = "python" if backfill.scan_plain is backfill.scan_python else "compiled"
+    return f"conservative reservations {cons}, EASY loops {easy}"
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -201,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     cons_scales = [int(s) for s in args.cons_scales.split(",") if s]
     compare = [int(s) for s in args.compare.split(",") if s]
     print(f"# load averages before: {load()}")
+    print(f"# compiled twins: {implementations()}")
 
     rows: list[tuple[str, str, int, float, float]] = []
     ratios: list[tuple[str, int, float, float, float, float, float]] = []
