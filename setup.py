@@ -1,5 +1,5 @@
 """Packaging: the project's metadata is in pyproject.toml; this maps the data and builds
-the one compiled module.
+the compiled twins.
 
 The shipped tables (``empirical/``) and site files (``models/``) stay top-level folders
 of the repository, and the wheel carries them as the data packages ``sitesim.empirical``
@@ -9,8 +9,11 @@ Two compiled modules (Cython), each the twin of a Python implementation that giv
 same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
 conservative backfilling's planned schedule in C arrays, and
 ``sitesim.schedulers._backfill``, EASY's backfill scan and shadow time. They are
-optional: where they cannot be built (no C compiler, no Cython), the install goes on
-and the Python implementations are used.
+optional: where the compiler fails (no C compiler), the install warns and goes on, and
+the Python implementations are used. Cython itself is a build requirement
+(pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a
+source distribution made where it is missing) leaves the extensions out, and
+MANIFEST.in ships their sources anyway.
 """
 
 from setuptools import Extension, find_packages, setup

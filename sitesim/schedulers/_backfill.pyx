@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""EASY's two inner loops, compiled: the same functions and answers as
-:func:`sitesim.schedulers.backfill.scan_plain` and :func:`sitesim.schedulers.backfill.shadow`.
+cimport cython
+"""EASY's two inner loops, compiled: the same answers as their Python originals,
+:func:`sitesim.schedulers.backfill.scan_python` and :func:`sitesim.schedulers.backfill.shadow_python`.
 
 Why: on a saturated site the queue is long, and every pass after a job ends walks it for
 backfill candidates and walks the running jobs for the shadow time; in Python that walk
@@ -15,6 +16,8 @@ def scan_plain(list queue, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 
     """The plain backfill scan of ``queue[first:]``: (positions chosen, free left, extra left)."""
     cdef Py_ssize_t i, n = len(queue)
     cdef i64 size, end
+    if first < 0:
+        raise ValueError(f"a backfill scan starts at a queue position, got {first}")
     picked = []
     for i in range(first, n):
         job = queue[i]
@@ -33,19 +36,20 @@ def scan_plain(list queue, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 
     return picked, free, extra
 
 
+@cython.boundscheck(True)
 def shadow(list running, i64 need, i64 free):
     """Shadow time and extra nodes for a head job of ``need`` nodes (see the Python one)."""
     cdef Py_ssize_t i, k, n = len(running)
     cdef i64 avail = free, end, total
     cdef tuple entry
     for i in range(n):
-        entry = <tuple> running[i]
+        entry = <tuple?> running[i]
         avail += <i64> entry[2]
         if avail >= need:
             end = entry[0]
             # Jobs expected to end at the very same instant free their nodes too.
             for k in range(i + 1, n):
-                entry = <tuple> running[k]
+                entry = <tuple?> running[k]
                 if <i64> entry[0] != end:
                     break
                 avail += <i64> entry[2]

@@ -17,13 +17,24 @@ and so the schedules, are the same; ``tests/schedulers/test_reservations.py`` ru
 implementations side by side to check it.
 """
 
-from libc.stdlib cimport malloc, realloc, free as cfree
+from libc.stdlib cimport realloc, free as cfree
 from libc.string cimport memmove
+
+from sitesim.schedulers.profile import MissedReservation, check_profile
 
 ctypedef long long i64
 
-# Lower bound of an empty hull of additions: above every time.
+# Lower bound of an empty hull of additions: above every time, and the end of the
+# range of times a reservation may reach (add() refuses to go past it).
 cdef i64 NONE = 1LL << 62
+
+
+cdef void* _grown(void* block, size_t size) except NULL:
+    """``block`` reallocated to ``size`` bytes; MemoryError, with ``block`` kept, on failure."""
+    cdef void* grown = realloc(block, size)
+    if grown is NULL:
+        raise MemoryError()
+    return grown
 
 
 cdef class Reservations:
@@ -56,15 +67,10 @@ cdef class Reservations:
             raise ValueError(f"a profile needs at least one node, got {nodes}")
         self.nodes = nodes
         self.cap = 64
-        self.times = <i64*> malloc(self.cap * sizeof(i64))
-        self.free = <i64*> malloc(self.cap * sizeof(i64))
+        self.times = <i64*> _grown(NULL, self.cap * sizeof(i64))
+        self.free = <i64*> _grown(NULL, self.cap * sizeof(i64))
         self.mcap = 0
         self.m = 0
-        self.sizes = self.lengths = self.starts = NULL
-        self.prev_pos = self.mv_pos = NULL
-        self.prev_lo = self.prev_hi = self.mv_lo = self.mv_hi = NULL
-        if self.times is NULL or self.free is NULL:
-            raise MemoryError()
         self._grow_waiting(64)
         self.n = 1
         self.times[0] = 0
@@ -93,13 +99,13 @@ cdef class Reservations:
     # -- what the scheduler asks ---------------------------------------------------
     def add(self, i64 size, i64 length, i64 now):
         """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
-        if size > self.nodes:
-            raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
         self._sync(now)
         cdef i64 start = self._earliest(now, size, length)
-        self._add_checked(start, start + length, -size)
+        if start >= NONE - length:
+            raise OverflowError(f"a reservation ending at {start + length} s is beyond the schedule's range (2**62 s)")
         if self.m == self.mcap:
             self._grow_waiting(2 * self.mcap)
+        self._add_checked(start, start + length, -size)
         self.sizes[self.m] = size
         self.lengths[self.m] = length
         self.starts[self.m] = start
@@ -110,8 +116,6 @@ cdef class Reservations:
 
     def anchor(self, i64 now, i64 size, i64 length):
         """The anchor point a job of ``size`` x ``length`` arriving ``now`` would get (nothing is reserved)."""
-        if size > self.nodes:
-            raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
         self._sync(now)
         return self._earliest(now, size, length)
 
@@ -143,9 +147,7 @@ cdef class Reservations:
         cdef i64 s, nd = NONE
         for p in range(self.m):
             if self.starts[p] < now:
-                raise RuntimeError(
-                    f"the job waiting at position {p} missed its reservation at {self.starts[p]} (now {now})"
-                )
+                raise MissedReservation(p, self.starts[p], now)
         out = []
         for p in range(self.m):
             s = self.starts[p]
@@ -171,18 +173,9 @@ cdef class Reservations:
             out.append((max(self.times[k], now), self.times[k + 1] if k + 1 < self.n else None, self.free[k]))
         return out
 
-    def advance(self, i64 now):
-        """Forget the profile before ``now`` (nothing is compressed)."""
-        self._advance(now)
-
     def check(self):
         """Raise AssertionError unless the profile's invariants hold."""
-        times, free = self.profile_times, self.profile_free
-        assert len(times) == len(free) >= 1
-        assert all(a < b for a, b in zip(times, times[1:])), "breakpoints not sorted"
-        assert all(a != b for a, b in zip(free, free[1:])), "equal frames not merged"
-        assert all(0 <= f <= self.nodes for f in free), "free out of range"
-        assert free[len(free) - 1] == self.nodes, "last frame not fully free"
+        check_profile(self.profile_times, self.profile_free, self.nodes)
 
     @property
     def profile_times(self):
@@ -224,16 +217,9 @@ cdef class Reservations:
         return i
 
     cdef int _insert(self, Py_ssize_t i, i64 t, i64 f) except -1:
-        cdef i64* grown
         if self.n == self.cap:
-            grown = <i64*> realloc(self.times, 2 * self.cap * sizeof(i64))
-            if grown is NULL:
-                raise MemoryError()
-            self.times = grown
-            grown = <i64*> realloc(self.free, 2 * self.cap * sizeof(i64))
-            if grown is NULL:
-                raise MemoryError()
-            self.free = grown
+            self.times = <i64*> _grown(self.times, 2 * self.cap * sizeof(i64))
+            self.free = <i64*> _grown(self.free, 2 * self.cap * sizeof(i64))
             self.cap *= 2
         memmove(self.times + i + 1, self.times + i, (self.n - i) * sizeof(i64))
         memmove(self.free + i + 1, self.free + i, (self.n - i) * sizeof(i64))
@@ -248,20 +234,16 @@ cdef class Reservations:
         self.n -= 1
 
     cdef int _grow_waiting(self, Py_ssize_t cap) except -1:
-        cdef Py_ssize_t c = cap + 1
-        self.sizes = <i64*> realloc(self.sizes, cap * sizeof(i64))
-        self.lengths = <i64*> realloc(self.lengths, cap * sizeof(i64))
-        self.starts = <i64*> realloc(self.starts, cap * sizeof(i64))
-        self.prev_pos = <Py_ssize_t*> realloc(self.prev_pos, c * sizeof(Py_ssize_t))
-        self.mv_pos = <Py_ssize_t*> realloc(self.mv_pos, c * sizeof(Py_ssize_t))
-        self.prev_lo = <i64*> realloc(self.prev_lo, c * sizeof(i64))
-        self.prev_hi = <i64*> realloc(self.prev_hi, c * sizeof(i64))
-        self.mv_lo = <i64*> realloc(self.mv_lo, c * sizeof(i64))
-        self.mv_hi = <i64*> realloc(self.mv_hi, c * sizeof(i64))
-        if (self.sizes is NULL or self.lengths is NULL or self.starts is NULL or self.prev_pos is NULL
-                or self.mv_pos is NULL or self.prev_lo is NULL or self.prev_hi is NULL
-                or self.mv_lo is NULL or self.mv_hi is NULL):
-            raise MemoryError()
+        """Room for ``cap`` waiting jobs (and ``cap + 1`` hull entries); nothing changes on failure."""
+        self.sizes = <i64*> _grown(self.sizes, cap * sizeof(i64))
+        self.lengths = <i64*> _grown(self.lengths, cap * sizeof(i64))
+        self.starts = <i64*> _grown(self.starts, cap * sizeof(i64))
+        self.prev_pos = <Py_ssize_t*> _grown(self.prev_pos, (cap + 1) * sizeof(Py_ssize_t))
+        self.mv_pos = <Py_ssize_t*> _grown(self.mv_pos, (cap + 1) * sizeof(Py_ssize_t))
+        self.prev_lo = <i64*> _grown(self.prev_lo, (cap + 1) * sizeof(i64))
+        self.prev_hi = <i64*> _grown(self.prev_hi, (cap + 1) * sizeof(i64))
+        self.mv_lo = <i64*> _grown(self.mv_lo, (cap + 1) * sizeof(i64))
+        self.mv_hi = <i64*> _grown(self.mv_hi, (cap + 1) * sizeof(i64))
         self.mcap = cap
         return 0
 
@@ -338,6 +320,8 @@ cdef class Reservations:
 
     cdef i64 _earliest(self, i64 now, i64 size, i64 duration) except? -1:
         """The anchor point: first time >= ``now`` with ``size`` nodes free for ``duration``."""
+        if size > self.nodes:
+            raise ValueError(f"a job of {size} nodes never fits on {self.nodes} nodes")
         cdef Py_ssize_t i = self._frame(now), j
         cdef i64 anchor, end
         while i < self.n:
@@ -395,6 +379,8 @@ cdef class Reservations:
 
     # -- compression ---------------------------------------------------------------
     cdef int _sync(self, i64 now) except -1:
+        if now < self.times[0]:
+            raise ValueError(f"time {now} is before the profile's origin {self.times[0]}")
         self._advance(now)
         if self.dirty:
             self._compress(now)

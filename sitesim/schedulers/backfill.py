@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sitesim.schedulers.compiled import twin
 from sitesim.workload.job import Job
 
 #: Running jobs as (expected end, arrival seq, size), kept sorted.
@@ -143,9 +144,10 @@ def backfill(
     least as many free and extra nodes as remain, and an earlier end than it would now
     have. Only the jobs that arrived since can start.
     """
-    # Two copies of one loop, on purpose: plain EASY (no blocked jobs, every start now)
-    # is the inner loop of every replay and of every saturated site, and has a compiled
-    # twin (scan_plain); the second copy serves the timed-run and partition variants.
+    # Two loops, on purpose: the plain scan (no blocked jobs, every start now) is the
+    # inner loop of every EASY replay and saturated site, kept apart as scan_python with
+    # its compiled twin (scan_plain is whichever is in use); the loop below serves the
+    # timed-run variants, which pass hooks.
     if blocked is None and began is None:
         # The scan reads only free and extra nodes, so holding the chosen jobs after it,
         # in the same order, is the same as holding each as it is chosen.
@@ -180,6 +182,8 @@ def backfill(
 def scan_python(queue: list[Job], first: int, free: int, now: int, end_by: int, extra: int) -> tuple[list[int], int, int]:
     """The plain backfill scan of ``queue[first:]`` (every start now, no job blocked):
     the positions chosen, in order, and the free and extra nodes left after them."""
+    if first < 0:
+        raise ValueError(f"a backfill scan starts at a queue position, got {first}")
     picked: list[int] = []
     for i in range(first, len(queue)):
         job = queue[i]
@@ -203,12 +207,9 @@ Shadow = Callable[[Running, int, int], tuple[int, int]]
 
 
 def _compiled() -> tuple[Scan, Shadow] | None:
-    """The compiled twins of the two loops (``_backfill.pyx``), if the package was built with them."""
-    try:
-        from sitesim.schedulers._backfill import scan_plain as compiled_scan, shadow as compiled_shadow
-    except ImportError:
-        return None
-    return compiled_scan, compiled_shadow
+    """The compiled twins of the two loops (``_backfill.pyx``), where built and not switched off."""
+    module = twin("_backfill")
+    return None if module is None else (module.scan_plain, module.shadow)
 
 
 #: The implementations in use: the compiled ones where they were built (same answers).

@@ -22,19 +22,24 @@ free nodes per future time frame).
 from __future__ import annotations
 
 from sitesim.schedulers.base import Scheduler, register
-from sitesim.schedulers.profile import Frame
+from sitesim.schedulers.profile import Frame, MissedReservation
 from sitesim.schedulers.reservations import RESERVATIONS, ReservationsLike
 from sitesim.workload.job import Job
 
 
 def planned_length(job: Job) -> int:
-    """Seconds the profile holds a job's nodes: its estimate, but at least one second.
+    """Seconds the profile holds a job's nodes: its estimate, but at least one second."""
+    return planned_seconds(job.estimate)
+
+
+def planned_seconds(estimate: int) -> int:
+    """A reservation's length for ``estimate`` seconds: at least one second.
 
     A zero estimate would give an empty reservation, letting a zero-length job share
     its nodes with another job starting at the same instant before its completion is
     processed; one second is released again as soon as it ends.
     """
-    return job.estimate if job.estimate > 0 else 1
+    return estimate if estimate > 0 else 1
 
 
 @register
@@ -79,7 +84,7 @@ class ConservativeScheduler(Scheduler):
     def anchor_point(self, now: int, size: int, seconds: int) -> int:
         """The start a request of ``size`` nodes for ``seconds`` submitted ``now`` would be
         guaranteed, without reserving it (what an application scheduler weighs)."""
-        return self.reservations.anchor(now, size, seconds if seconds > 0 else 1)
+        return self.reservations.anchor(now, size, planned_seconds(seconds))
 
     # -- scheduler interface ---------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
@@ -90,7 +95,12 @@ class ConservativeScheduler(Scheduler):
         self.reservations.release(now, self._planned_end.pop(job), job.size)
 
     def schedule(self, now: int, free: int) -> list[Job]:
-        due = self.reservations.due(now)
+        try:
+            due = self.reservations.due(now)
+        except MissedReservation as missed:
+            raise RuntimeError(
+                f"job {self.queue[missed.position].id} missed its reservation at {missed.start} (now {now})"
+            ) from None
         if not due:
             return []
         queue = self.queue

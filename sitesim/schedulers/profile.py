@@ -24,6 +24,29 @@ from bisect import bisect_left, bisect_right
 Frame = tuple[int, int | None, int]
 
 
+class MissedReservation(RuntimeError):
+    """A waiting job's reserved start passed without it starting: a broken invariant.
+
+    Raised by both implementations of the reservations with the job's position; the
+    scheduler, which knows the job at that position, names it.
+    """
+
+    def __init__(self, position: int, start: int, now: int) -> None:
+        super().__init__(f"the job waiting at position {position} missed its reservation at {start} (now {now})")
+        self.position = position
+        self.start = start
+        self.now = now
+
+
+def check_profile(times: list[int], free: list[int], nodes: int) -> None:
+    """Raise AssertionError unless a profile's invariants hold (for tests and debugging)."""
+    assert len(times) == len(free) >= 1
+    assert all(a < b for a, b in zip(times, times[1:])), "breakpoints not sorted"
+    assert all(a != b for a, b in zip(free, free[1:])), "equal frames not merged"
+    assert all(0 <= f <= nodes for f in free), "free out of range"
+    assert free[-1] == nodes, "last frame not fully free"
+
+
 class Profile:
     """Free nodes of a ``nodes``-node machine as a function of future time."""
 
@@ -300,9 +323,4 @@ class Profile:
 
     def check(self) -> None:
         """Raise AssertionError unless the invariants hold (for tests and debugging)."""
-        times, free = self.times, self.free
-        assert len(times) == len(free) >= 1
-        assert all(a < b for a, b in zip(times, times[1:])), "breakpoints not sorted"
-        assert all(a != b for a, b in zip(free, free[1:])), "equal frames not merged"
-        assert all(0 <= f <= self.nodes for f in free), "free out of range"
-        assert free[-1] == self.nodes, "last frame not fully free"
+        check_profile(self.times, self.free, self.nodes)

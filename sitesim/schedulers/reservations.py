@@ -28,7 +28,8 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from typing import Protocol
 
-from sitesim.schedulers.profile import Frame, Profile
+from sitesim.schedulers.compiled import twin
+from sitesim.schedulers.profile import Frame, MissedReservation, Profile
 
 #: Lower bound of an empty hull of additions: above every time.
 _NONE = 1 << 62
@@ -45,7 +46,6 @@ class ReservationsLike(Protocol):
     def start(self, pos: int) -> int: ...
     def due(self, now: int) -> list[int]: ...
     def frames(self, now: int) -> list[Frame]: ...
-    def advance(self, now: int) -> None: ...
     def check(self) -> None: ...
 
 
@@ -84,6 +84,8 @@ class Reservations:
         """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
         self._sync(now)
         start = self.profile.earliest(now, size, length)
+        if start + length >= _NONE:
+            raise OverflowError(f"a reservation ending at {start + length} s is beyond the schedule's range (2**62 s)")
         self.profile.reserve(start, start + length, size)
         self._sizes.append(size)
         self._lengths.append(length)
@@ -127,7 +129,7 @@ class Reservations:
         due = [p for p, s in enumerate(starts) if s <= now]
         for p in due:
             if starts[p] < now:
-                raise RuntimeError(f"the job waiting at position {p} missed its reservation at {starts[p]} (now {now})")
+                raise MissedReservation(p, starts[p], now)
         keep = [p for p, s in enumerate(starts) if s > now]
         self._sizes = [self._sizes[p] for p in keep]
         self._lengths = [self._lengths[p] for p in keep]
@@ -141,16 +143,14 @@ class Reservations:
         self._sync(now)
         return self.profile.frames(now)
 
-    def advance(self, now: int) -> None:
-        """Forget the profile before ``now`` (nothing is compressed)."""
-        self.profile.advance(now)
-
     def check(self) -> None:
         """Raise AssertionError unless the profile's invariants hold."""
         self.profile.check()
 
     # -- internals -----------------------------------------------------------------
     def _sync(self, now: int) -> None:
+        if now < self.profile.times[0]:
+            raise ValueError(f"time {now} is before the profile's origin {self.profile.times[0]}")
         self.profile.advance(now)
         if self._dirty:
             self._compress(now)
@@ -264,12 +264,9 @@ class Reservations:
 
 
 def _compiled() -> type[ReservationsLike] | None:
-    """The compiled implementation, if the package was built with it."""
-    try:
-        from sitesim.schedulers._reservations import Reservations as Compiled
-    except ImportError:
-        return None
-    return Compiled
+    """The compiled implementation, where it was built and is not switched off."""
+    module = twin("_reservations")
+    return None if module is None else module.Reservations
 
 
 #: The implementation the scheduler uses: the compiled one where it was built.

@@ -3,7 +3,7 @@
 ``scan_plain`` and ``shadow`` (sitesim/schedulers/_backfill.pyx) replace the Python
 loops of :mod:`sitesim.schedulers.backfill` where the package was built with them; here
 both run on the same random queues and running lists, including the error a job too
-large for the machine raises. Where the compiled module was not built, the comparison
+large for the machine raises, and whole EASY runs with each compare event for event. Where the compiled module was not built, the comparison
 is skipped, saying so; the scheduler tests then run the Python loops.
 """
 
@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitesim.schedulers import backfill
-from tests.helpers import job
+from sitesim.schedulers import backfill, easy
+from tests.helpers import job, run_jobs
+from tests.schedulers.test_invariants import workloads
 
 needs_compiled = pytest.mark.skipif(
     backfill.scan_plain is backfill.scan_python,
@@ -65,3 +66,22 @@ def test_shadow_is_the_python_shadow(case) -> None:
 def test_the_python_loops_are_used_when_the_compiled_module_is_missing(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "sitesim.schedulers._backfill", None)  # import fails
     assert backfill._compiled() is None
+
+
+def easy_events(jobs: list) -> list:
+    fresh = [job(j.id, j.submit, j.size, j.runtime, j.estimate) for j in jobs]
+    return run_jobs(fresh, 8, "easy").events
+
+
+@needs_compiled
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(workloads(nodes=8))
+def test_easy_schedules_the_same_with_either_loops(case) -> None:
+    """Whole EASY runs, event for event, with the compiled loops and then the Python ones."""
+    _nodes, jobs = case
+    compiled = easy_events(jobs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backfill, "scan_plain", backfill.scan_python)
+        patch.setattr(backfill, "shadow", backfill.shadow_python)
+        patch.setattr(easy, "shadow", backfill.shadow_python)
+        assert easy_events(jobs) == compiled

@@ -102,8 +102,13 @@ def workloads(draw: st.DrawFn, estimates: str) -> tuple[int, list[Job]]:
     return nodes, jobs
 
 
+def cons_with(implementation: type[ReservationsLike], base: type[ConservativeScheduler] = ConservativeScheduler):
+    """``base`` with the given implementation of the reservations."""
+    return type(f"{base.__name__}_{implementation.__module__.rsplit('.', 1)[-1]}", (base,), {"reservations_class": implementation})
+
+
 def check_run(nodes: int, jobs: list[Job], implementation: type[ReservationsLike]) -> AuditedCons:
-    policy = type("Audited", (AuditedCons,), {"reservations_class": implementation})(nodes)
+    policy = cons_with(implementation, AuditedCons)(nodes)
     recorder = run_jobs(jobs, nodes, policy)
     assert len(recorder.ended) == len(jobs), "every job completes"
     assert max_concurrent_nodes(jobs) <= nodes
@@ -167,8 +172,9 @@ class ArrivalLog:
             self.frames = self.policy.availability(job.submit)
 
 
-def test_fig1_reservations_at_arrival() -> None:
-    policy = ConservativeScheduler(10)
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_fig1_reservations_at_arrival(implementation) -> None:
+    policy = cons_with(implementation)(10)
     log = ArrivalLog(policy)
     recorder = run_jobs(fig1_jobs(), 10, policy, observers=[log])
     # Jobs 1-3 were reserved "now" and started in the pass at time 0.
@@ -200,8 +206,9 @@ def fig2_jobs() -> list[Job]:
     ]
 
 
-def test_fig2_compression_after_early_termination() -> None:
-    policy = ConservativeScheduler(10)
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_fig2_compression_after_early_termination(implementation) -> None:
+    policy = cons_with(implementation)(10)
     log = ArrivalLog(policy)
     recorder = run_jobs(fig2_jobs(), 10, policy, observers=[log])
     assert log.reserved[3] == 300 and log.reserved[4] == 100
@@ -235,8 +242,9 @@ def test_fig2_rebackfilling_from_scratch_would_break_the_guarantee() -> None:
     assert starts == {3: 100, 4: 200}  # job 4 was guaranteed 100; compression gave 10
 
 
-def test_reservation_is_none_unless_waiting() -> None:
-    policy = ConservativeScheduler(4)
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_reservation_is_none_unless_waiting(implementation) -> None:
+    policy = cons_with(implementation)(4)
     stranger = job(9, 0, 1, 10)
     assert policy.reservation(stranger) is None
     assert policy.availability(0) == [(0, None, 4)]

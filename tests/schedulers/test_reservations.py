@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import sitesim
 from sitesim.schedulers import reservations
 from sitesim.schedulers.conservative import ConservativeScheduler
+from sitesim.schedulers.profile import MissedReservation
 from sitesim.schedulers.reservations import RESERVATIONS, Reservations, ReservationsLike
 from sitesim.workload.job import Job
 from tests.helpers import job, run_jobs, stress_trace
@@ -44,7 +45,9 @@ def policy_with(implementation: type[ReservationsLike]) -> type[ConservativeSche
 
 class Snapshots:
     """Observer keeping, after every submission, the availability list, the job's
-    reservation and the anchor point a request of the job's size for 60 s would get."""
+    reservation and the anchor point a request of the job's size for 60 s would get;
+    and after every end, before the pass (so while a compression is owed), every
+    waiting job's reservation."""
 
     def __init__(self, policy: ConservativeScheduler) -> None:
         self.policy = policy
@@ -53,6 +56,9 @@ class Snapshots:
     def on_submit(self, j: Job) -> None:
         p = self.policy
         self.lists.append((p.availability(j.submit), p.reservation(j), p.anchor_point(j.submit, j.size, 60)))
+
+    def on_end(self, j: Job) -> None:
+        self.lists.append([self.policy.reservation(w) for w in self.policy.queue])
 
 
 def run_with(implementation: type[ReservationsLike], nodes: int, jobs: list[Job]):
@@ -103,6 +109,20 @@ def test_same_schedule_on_a_real_log_with_inflated_estimates(trace_path) -> None
     assert runs[0].jobs.tolist() == runs[1].jobs.tolist()
 
 
+@needs_compiled
+def test_long_queues_and_profiles_grow_past_the_first_allocation() -> None:
+    """200 jobs at once on 8 nodes: over 64 waiting jobs and 64 breakpoints, early ends."""
+    jobs = [job(i + 1, 0, 1 + i % 3, 50 + (7 * i) % 40, 100 + 3 * i) for i in range(200)]
+    events, lists = run_with(RESERVATIONS, 8, jobs)
+    assert (events, lists) == run_with(Reservations, 8, jobs)
+    assert max(len(frames) for frames, *_ in lists[:200]) > 64
+
+
+def test_switching_the_twins_off_keeps_them_unloaded(monkeypatch) -> None:
+    monkeypatch.setenv("SITESIM_COMPILED", "0")
+    assert reservations._compiled() is None
+
+
 def test_the_python_reference_is_used_when_the_compiled_module_is_missing(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "sitesim.schedulers._reservations", None)  # import fails
     assert reservations._compiled() is None
@@ -111,11 +131,29 @@ def test_the_python_reference_is_used_when_the_compiled_module_is_missing(monkey
 @pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
 def test_errors_are_the_same_in_both(implementation) -> None:
     book = implementation(4)
-    with pytest.raises(ValueError, match="never fits"):
+    with pytest.raises(ValueError, match="^a job of 5 nodes never fits on 4 nodes$"):
         book.add(5, 10, 0)
     assert book.add(4, 10, 0) == 0
     assert book.add(1, 5, 0) == 10
-    with pytest.raises(RuntimeError, match="missed its reservation"):
+    with pytest.raises(MissedReservation, match=r"^the job waiting at position 0 missed its reservation at 0 \(now 11\)$"):
         book.due(11)
-    with pytest.raises(RuntimeError, match="cannot give back"):
+    with pytest.raises(RuntimeError, match=r"^profile cannot give back 1 nodes over \[0, 10\) \(machine of 4\)$"):
         implementation(4).release(0, 10, 1)
+    late = implementation(4)
+    late.add(1, 10, 50)
+    with pytest.raises(ValueError, match="^time 20 is before the profile's origin 50$"):
+        late.frames(20)
+    with pytest.raises(OverflowError, match="beyond the schedule's range"):
+        implementation(1).add(1, 1 << 62, 0)
+
+
+@pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
+def test_an_error_after_an_early_end_leaves_the_same_state(implementation) -> None:
+    """A refused request still settles the compression owed first, as a request that fits would."""
+    book = implementation(4)
+    assert [book.add(4, 100, 0), book.add(4, 50, 0)] == [0, 100]
+    assert book.due(0) == [0]
+    book.release(60, 100, 4)  # the running job ends 40 s early: the waiting one may move to 60
+    with pytest.raises(ValueError, match="never fits"):
+        book.add(5, 10, 60)
+    assert book.due(60) == [0]
