@@ -16,6 +16,8 @@ source distribution made where it is missing) leaves the extensions out, and
 MANIFEST.in ships their sources anyway.
 """
 
+import sys
+
 from setuptools import Extension, find_packages, setup
 
 DATA = {"sitesim.empirical": "empirical", "sitesim.models": "models"}
@@ -25,6 +27,7 @@ def extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize
     except ImportError:
+        print("setup.py: Cython not found, the compiled twins are not built (the Python code runs)", file=sys.stderr)
         return []
     modules = [
         Extension(f"sitesim.schedulers.{name}", [f"sitesim/schedulers/{name}.pyx"], optional=True)

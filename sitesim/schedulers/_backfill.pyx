@@ -1,5 +1,4 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-cimport cython
 """EASY's two inner loops, compiled: the same answers as their Python originals,
 :func:`sitesim.schedulers.backfill.scan_python` and :func:`sitesim.schedulers.backfill.shadow_python`.
 
@@ -9,13 +8,15 @@ was a fifth of a 40-user year and two fifths of a 200-user one (docs/performance
 Here each step is a few C comparisons and two attribute reads.
 """
 
+cimport cython
+
 ctypedef long long i64
 
 
 def scan_plain(list queue, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 extra):
     """The plain backfill scan of ``queue[first:]``: (positions chosen, free left, extra left)."""
     cdef Py_ssize_t i, n = len(queue)
-    cdef i64 size, end
+    cdef i64 size
     if first < 0:
         raise ValueError(f"a backfill scan starts at a queue position, got {first}")
     picked = []
@@ -24,8 +25,8 @@ def scan_plain(list queue, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 
         size = job.size
         if size > free:
             continue
-        end = now + <i64> job.estimate
-        if end > end_by:
+        # now + estimate > end_by, written so that a huge estimate cannot wrap around.
+        if <i64> job.estimate > end_by - now:
             if size > extra:
                 continue
             extra -= size

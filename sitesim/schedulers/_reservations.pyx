@@ -29,6 +29,14 @@ ctypedef long long i64
 cdef i64 NONE = 1LL << 62
 
 
+cdef int _in_range(i64 length) except -1:
+    """Refuse a length past the schedule's range, so that no sum of times wraps around:
+    every breakpoint and length is below 2**62, every sum of two below 2**63."""
+    if length >= NONE:
+        raise OverflowError(f"a reservation of {length} s is beyond the schedule's range (2**62 s)")
+    return 0
+
+
 cdef void* _grown(void* block, size_t size) except NULL:
     """``block`` reallocated to ``size`` bytes; MemoryError, with ``block`` kept, on failure."""
     cdef void* grown = realloc(block, size)
@@ -99,6 +107,7 @@ cdef class Reservations:
     # -- what the scheduler asks ---------------------------------------------------
     def add(self, i64 size, i64 length, i64 now):
         """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
+        _in_range(length)
         self._sync(now)
         cdef i64 start = self._earliest(now, size, length)
         if start >= NONE - length:
@@ -116,6 +125,7 @@ cdef class Reservations:
 
     def anchor(self, i64 now, i64 size, i64 length):
         """The anchor point a job of ``size`` x ``length`` arriving ``now`` would get (nothing is reserved)."""
+        _in_range(length)
         self._sync(now)
         return self._earliest(now, size, length)
 

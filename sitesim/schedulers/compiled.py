@@ -24,7 +24,10 @@ def twin(name: str) -> ModuleType | None:
     or ``SITESIM_COMPILED=0`` turns the twins off."""
     if os.environ.get(ENV, "").strip() == "0":
         return None
+    module = f"sitesim.schedulers.{name}"
     try:
-        return importlib.import_module(f"sitesim.schedulers.{name}")
-    except ImportError:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        if missing.name != module:  # built, but something it imports is gone: say so
+            raise
         return None

@@ -32,10 +32,13 @@ class MissedReservation(RuntimeError):
     """
 
     def __init__(self, position: int, start: int, now: int) -> None:
-        super().__init__(f"the job waiting at position {position} missed its reservation at {start} (now {now})")
+        super().__init__(position, start, now)  # the arguments, so that it pickles
         self.position = position
         self.start = start
         self.now = now
+
+    def __str__(self) -> str:
+        return f"the job waiting at position {self.position} missed its reservation at {self.start} (now {self.now})"
 
 
 def check_profile(times: list[int], free: list[int], nodes: int) -> None:

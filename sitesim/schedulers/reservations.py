@@ -82,6 +82,7 @@ class Reservations:
     # -- what the scheduler asks ---------------------------------------------------
     def add(self, size: int, length: int, now: int) -> int:
         """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
+        _in_range(length)
         self._sync(now)
         start = self.profile.earliest(now, size, length)
         if start + length >= _NONE:
@@ -97,6 +98,7 @@ class Reservations:
 
     def anchor(self, now: int, size: int, length: int) -> int:
         """The anchor point a job of ``size`` x ``length`` arriving ``now`` would get (nothing is reserved)."""
+        _in_range(length)
         self._sync(now)
         return self.profile.earliest(now, size, length)
 
@@ -261,6 +263,12 @@ class Reservations:
             prev_hi = list(accumulate(reversed([mv[2] for mv in moves]), max))[::-1]
             prev_hi.append(-1)
         self._next_due = next_due
+
+
+def _in_range(length: int) -> None:
+    """Refuse a length past the schedule's range: the compiled twin adds times in 64 bits."""
+    if length >= _NONE:
+        raise OverflowError(f"a reservation of {length} s is beyond the schedule's range (2**62 s)")
 
 
 def _compiled() -> type[ReservationsLike] | None:

@@ -21,7 +21,7 @@ from tests.schedulers.test_invariants import workloads
 
 needs_compiled = pytest.mark.skipif(
     backfill.scan_plain is backfill.scan_python,
-    reason="the compiled backfill loops were not built (no C compiler or Cython at install): nothing to compare",
+    reason="the compiled backfill loops are not in use (not built: no C compiler at install; or SITESIM_COMPILED=0): nothing to compare",
 )
 
 
@@ -40,6 +40,12 @@ def scans(draw: st.DrawFn):
 @given(scans())
 def test_scan_plain_is_the_python_scan(case) -> None:
     assert backfill.scan_plain(*case) == backfill.scan_python(*case)
+
+
+@needs_compiled
+def test_scan_plain_does_not_wrap_around_on_huge_estimates() -> None:
+    case = ([job(1, 0, 1, 0, (1 << 63) - 1)], 0, 4, 5, 100, 0)
+    assert backfill.scan_plain(*case) == backfill.scan_python(*case) == ([], 4, 0)
 
 
 @st.composite

@@ -27,7 +27,7 @@ from tests.helpers import job, run_jobs, stress_trace
 
 needs_compiled = pytest.mark.skipif(
     RESERVATIONS is Reservations,
-    reason="the compiled reservations were not built (no C compiler or Cython at install): nothing to compare",
+    reason="the compiled reservations are not in use (not built: no C compiler at install; or SITESIM_COMPILED=0): nothing to compare",
 )
 
 
@@ -143,8 +143,8 @@ def test_errors_are_the_same_in_both(implementation) -> None:
     late.add(1, 10, 50)
     with pytest.raises(ValueError, match="^time 20 is before the profile's origin 50$"):
         late.frames(20)
-    with pytest.raises(OverflowError, match="beyond the schedule's range"):
-        implementation(1).add(1, 1 << 62, 0)
+    with pytest.raises(OverflowError, match=r"^a reservation ending at 4611686018427387904 s is beyond the schedule's range \(2\*\*62 s\)$"):
+        implementation(1).add(1, (1 << 62) - 10, 10)
 
 
 @pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
@@ -156,4 +156,27 @@ def test_an_error_after_an_early_end_leaves_the_same_state(implementation) -> No
     book.release(60, 100, 4)  # the running job ends 40 s early: the waiting one may move to 60
     with pytest.raises(ValueError, match="never fits"):
         book.add(5, 10, 60)
-    assert book.due(60) == [0]
+    # Compressed at 60 by the refused request, not later by this query.
+    assert book.frames(70) == [(70, 110, 0), (110, None, 4)]
+
+
+@pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
+def test_a_query_before_the_origin_is_refused_before_compressing(implementation) -> None:
+    book = implementation(4)
+    book.add(4, 100, 0)
+    assert book.due(0) == [0]
+    assert book.add(2, 30, 0) == 100
+    book.release(50, 100, 4)  # origin 50, a compression owed
+    with pytest.raises(ValueError, match="^time 20 is before the profile's origin 50$"):
+        book.frames(20)
+    assert book.frames(50) == [(50, 80, 2), (80, None, 4)]
+
+
+@pytest.mark.parametrize("implementation", sorted({Reservations, RESERVATIONS}, key=str))
+def test_lengths_past_the_range_are_refused(implementation) -> None:
+    book = implementation(4)
+    book.add(1, 10, 0)
+    for call in (lambda: book.add(1, 1 << 62, 5), lambda: book.anchor(5, 1, 1 << 62)):
+        with pytest.raises(OverflowError, match="beyond the schedule's range"):
+            call()
+    assert book.anchor(5, 4, 10) == 10
