@@ -143,7 +143,8 @@ def test_errors_are_the_same_in_both(implementation) -> None:
     late.add(1, 10, 50)
     with pytest.raises(ValueError, match="^time 20 is before the profile's origin 50$"):
         late.frames(20)
-    with pytest.raises(OverflowError, match=r"^a reservation ending at 4611686018427387904 s is beyond the schedule's range \(2\*\*62 s\)$"):
+    ending = r"^a reservation ending at 4611686018427387904 s is beyond the schedule's range \(2\*\*62 s\)$"
+    with pytest.raises(OverflowError, match=ending):
         implementation(1).add(1, (1 << 62) - 10, 10)
 
 
