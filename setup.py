@@ -29,11 +29,11 @@ def extensions() -> list[Extension]:
     except ImportError:
         print("setup.py: Cython not found, the compiled twins are not built (the Python code runs)", file=sys.stderr)
         return []
-    modules = [
-        Extension(f"sitesim.schedulers.{name}", [f"sitesim/schedulers/{name}.pyx"], optional=True)
-        for name in ("_reservations", "_backfill")
-    ]
-    return cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True)
+    modules = [Extension(f"sitesim.schedulers.{name}", [f"sitesim/schedulers/{name}.pyx"]) for name in ("_reservations", "_backfill")]
+    built = cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True)
+    for module in built:
+        module.optional = True  # set after cythonize, which does not carry it over
+    return built
 
 
 setup(
