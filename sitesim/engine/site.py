@@ -21,6 +21,7 @@ from typing import Protocol
 
 import simpy
 
+from sitesim.engine.batch import BatchEnd
 from sitesim.engine.events import COMPLETION, SCHEDULING, TIMER, At
 from sitesim.engine.machine import Machine
 from sitesim.schedulers.base import Scheduler
@@ -81,7 +82,7 @@ class Site:
         self._end_hooks: list[JobHook] = []
         self._kill_hooks: list[JobHook] = []
         self._timers: list[tuple[Job, int]] = []
-        self._watchers: dict[int, simpy.Event] = {}
+        self._watchers: dict[int, BatchEnd] = {}
         self._pass_pending = False
         self._seq = 0
         #: Jobs submitted, running now.
@@ -142,11 +143,10 @@ class Site:
             self._pass_pending = True
             At(env, 0, SCHEDULING, self._pass)
 
-    def watch(self, job: Job) -> simpy.Event:
-        """An event that succeeds when ``job`` ends (what a waiting user yields on)."""
-        event = self.env.event()
-        self._watchers[job.id] = event
-        return event
+    def watch(self, job: Job, batch: BatchEnd) -> None:
+        """Count ``job`` in ``batch``, the event its user will wait on (submitted jobs only)."""
+        batch.jobs += 1
+        self._watchers[job.id] = batch
 
     # -- internals -------------------------------------------------------------------
     def _request_pass(self) -> None:
@@ -234,7 +234,7 @@ class Site:
         self.scheduler.job_ended(job, now)
         for hook in self._end_hooks:
             hook(job)
-        watcher = self._watchers.pop(job.id, None) if self._watchers else None
-        if watcher is not None:
-            watcher.succeed(job)
+        batch = self._watchers.pop(job.id, None) if self._watchers else None
+        if batch is not None:
+            batch.job_ended()
         self.settle()

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import simpy
 
+from sitesim.engine.batch import BatchEnd
 from sitesim.engine.site import Site
 from sitesim.users.submittal import SubmittalModel
 from sitesim.users.workpool import WorkpoolModel
@@ -110,7 +111,7 @@ def submit_batch(
     than ``width`` when the site reached ``max_jobs``, none when it already had.
     """
     env = site.env
-    ends: list[simpy.Event] = []
+    done = BatchEnd(env)
     batch: list[Job] = []
     for k in range(width):
         if k:
@@ -119,10 +120,10 @@ def submit_batch(
             break
         job = make_job(int(env.now))
         site.submit(job)
-        ends.append(site.watch(job))
+        site.watch(job, done)
         batch.append(job)
     if batch:
-        yield env.all_of(ends)
+        yield done.close()
     return batch
 
 
