@@ -26,6 +26,7 @@ from attrs import define, field
 
 from sitesim import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
+from sitesim.engine.process import UserProcess
 from sitesim.errors import InputError
 from sitesim.limits import MAX_JOBS, MAX_NODES, MAX_SECONDS, MAX_USERS, check_range, years
 from sitesim.metrics.stats import RunMetrics
@@ -242,7 +243,7 @@ def run_site(
             est_rng,
             max_jobs=config.max_jobs,
         )
-        run.env.process(user.run())
+        UserProcess(run.env, user.run())
     with ExitStack() as stack:
         staged = None
         if out is not None:

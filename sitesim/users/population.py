@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import simpy
 from attrs import define
 
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
+from sitesim.engine.process import UserGenerator, UserProcess, Wait
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.users.user import submit_batch, waited_for
@@ -177,7 +177,7 @@ class PopulationUser:
         self._left = 0
         self._current: tuple[int, int, int] = (1, 1, 1)
 
-    def run(self) -> Generator[simpy.Event, Any, None]:
+    def run(self) -> UserGenerator:
         """Arrive, hold sessions until departure; repeat one log-length later."""
         env = self.site.env
         p = self.profile
@@ -185,7 +185,7 @@ class PopulationUser:
         start = p.arrival
         while True:
             if start > env.now:
-                yield env.timeout(round(start - env.now))
+                yield round(start - env.now)
             departure = start + p.span
             while True:
                 if not (yield from self._session()):
@@ -195,12 +195,12 @@ class PopulationUser:
                 nxt = self.population.warp.after(now, _pick(p.absences, self.when.random()))
                 if nxt > departure:
                     break
-                yield env.timeout(max(1, round(nxt - now)))
+                yield max(1, round(nxt - now))
             if period <= 0:
                 return
             start += period
 
-    def _session(self) -> Generator[simpy.Event, Any, bool]:
+    def _session(self) -> Generator[Wait, Any, bool]:
         """One session; False when the job limit stopped the user."""
         env = self.site.env
         site = self.site
@@ -227,7 +227,7 @@ class PopulationUser:
                 return False
             if not go_on:
                 return True
-            yield env.timeout(think)
+            yield think
 
     def _make_job(self, now: int, waited: Job | None) -> Job:
         if self._left <= 0:
@@ -267,6 +267,6 @@ def populate(
         streams = tuple(np.random.default_rng(s) for s in child.spawn(3))
         profile = population.profiles[int(order[k % len(order)])]
         user = PopulationUser(k + 1, site, population, profile, streams, estimates, max_jobs=max_jobs)
-        site.env.process(user.run())
+        UserProcess(site.env, user.run())
         started.append(user)
     return started

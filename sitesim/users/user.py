@@ -1,4 +1,5 @@
-"""A simulated user: one SimPy process running a session of batches.
+"""A simulated user: one process (:class:`sitesim.engine.process.UserProcess`) running a
+session of batches.
 
 The user submits a batch (``batch width`` jobs, one inter-submission time apart), waits
 until every job of the batch has ended, thinks, and starts the next batch. The site
@@ -16,9 +17,8 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
-import simpy
-
 from sitesim.engine.batch import BatchEnd
+from sitesim.engine.process import UserGenerator, Wait
 from sitesim.engine.site import Site
 from sitesim.users.submittal import SubmittalModel
 from sitesim.users.workpool import WorkpoolModel
@@ -60,8 +60,8 @@ class User:
         self.estimate_rng = estimate_rng
         self.max_jobs = max_jobs
 
-    def run(self) -> Generator[simpy.Event, Any, None]:
-        """The session, as a SimPy process."""
+    def run(self) -> UserGenerator:
+        """The session, as a generator of waits (run by a UserProcess)."""
         submittal = self.submittal
         waited: Job | None = None
         while True:
@@ -75,7 +75,7 @@ class User:
             waited = waited_for(batch)
             if len(batch) < width:
                 return
-            yield self.site.env.timeout(submittal.think())
+            yield submittal.think()
 
     def _make_job(self, now: int, waited: Job | None) -> Job:
         drawn = self.workpool.next_job()
@@ -101,7 +101,7 @@ def submit_batch(
     gap: Callable[[], int],
     make_job: Callable[[int], Job],
     max_jobs: int | None,
-) -> Generator[simpy.Event, Any, list[Job]]:
+) -> Generator[Wait, Any, list[Job]]:
     """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
 
     A SimPy sub-process (``yield from``) shared by every kind of user, so that all of
@@ -115,7 +115,7 @@ def submit_batch(
     batch: list[Job] = []
     for k in range(width):
         if k:
-            yield env.timeout(gap())
+            yield gap()
         if max_jobs is not None and site.submitted >= max_jobs:
             break
         job = make_job(int(env.now))

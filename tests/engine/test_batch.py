@@ -3,7 +3,9 @@ per job did, so users react, and submit, in the same order as before.
 
 The reference is the construction it replaced, written out here: the site succeeds one
 event per job as the job ends (an end hook is called at the very place the site did
-it), and the user yields ``env.all_of`` over the batch's events. Scripted users with
+it), and the user, a SimPy ``Process``, yields ``env.timeout`` for gaps and
+``env.all_of`` over the batch's events; the users under test run
+:func:`sitesim.users.user.submit_batch` under :class:`UserProcess`. Scripted users with
 ties everywhere (zero gaps and runtimes, equal think times) run both ways, and the whole
 trace must match: every job's submission, start and end, and every instant a user
 resumed after a batch, in order.
@@ -19,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitesim.engine.machine import Machine
+from sitesim.engine.process import UserProcess
 from sitesim.engine.site import Site
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.users.user import submit_batch
@@ -97,10 +100,13 @@ def simulate(
             if not submitted:
                 return
             resumes.append((int(env.now), uid, number))
-            yield env.timeout(think)
+            yield env.timeout(think) if reference else think
 
     for uid, script in enumerate(scripts):
-        env.process(user(uid, script))
+        if reference:
+            env.process(user(uid, script))
+        else:
+            UserProcess(env, user(uid, script))
     env.run()
     return [(j.id, j.user, j.submit, j.start, j.end) for j in jobs], resumes
 

@@ -1,0 +1,60 @@
+"""A user's life as a generator, driven on SimPy's event queue.
+
+A simulated user is most readable as a generator that says what it waits for: a number
+of seconds (a gap, a think time, an absence) or an event (the end of its batch). SimPy's
+own ``Process`` runs such generators, but every resumption goes through its general
+machinery (interrupts, failed events, a ``Timeout`` object per delay), and a site-level
+run resumes its users about once and a half per job. :class:`UserProcess` keeps only
+what a user needs, on the same queue entries SimPy would make, so the order of events,
+and hence every schedule, is unchanged (``tests/engine/test_process.py`` runs both):
+
+- it starts at ``URGENT`` priority, as ``Process`` does through its ``Initialize``
+  event;
+- ``yield SECONDS`` makes one event ``SECONDS`` from now at ``NORMAL`` priority, the
+  entry ``env.timeout(SECONDS)`` makes;
+- ``yield EVENT`` resumes the generator as the event is processed, as a process's
+  callback on it would;
+- when the generator returns, nothing is scheduled: a ``Process`` succeeds its own
+  event then, which takes a place in the queue but acts on nothing, since no one waits
+  on a user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+from simpy.core import NORMAL, URGENT
+
+from sitesim.engine.events import At
+
+#: What a user generator yields: seconds to wait, or an event to wait on.
+Wait = int | simpy.Event
+UserGenerator = Generator[Wait, Any, Any]
+
+
+class UserProcess:
+    """Runs ``generator`` on ``env`` from now, resuming it after each wait it yields."""
+
+    __slots__ = ("env", "generator")
+
+    def __init__(self, env: simpy.Environment, generator: UserGenerator) -> None:
+        self.env = env
+        self.generator = generator
+        At(env, 0, URGENT, self._resume)
+
+    def _resume(self, _event: simpy.Event) -> None:
+        try:
+            wait = self.generator.send(None)
+        except StopIteration:
+            return
+        if isinstance(wait, simpy.Event):
+            callbacks = wait.callbacks
+            if callbacks is None:
+                raise RuntimeError(f"{wait} was already processed: a user waits only on pending events")
+            callbacks.append(self._resume)
+        elif wait >= 0:
+            At(self.env, wait, NORMAL, self._resume)
+        else:
+            raise ValueError(f"a user cannot wait a negative time ({wait} s)")

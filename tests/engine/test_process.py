@@ -1,0 +1,100 @@
+"""A user generator runs under :class:`UserProcess` exactly as under SimPy's ``Process``.
+
+Scripted generators wait seconds or on events that other events succeed, with ties at
+every instant, beside callbacks of each priority; the trace of who acted when, in
+order, must be the same whichever driver runs the generators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitesim.engine.events import At
+from sitesim.engine.process import UserProcess
+
+#: A step of a script: ("wait", seconds, _); ("on", k, _): wait on signal k unless it
+#: was processed; ("fire", seconds, k): a callback of priority k succeeds signal k
+#: (unless it was) that many seconds from now.
+Step = tuple[str, int, int]
+
+
+def run(scripts: list[list[Step]], light: bool) -> list[tuple[int, str]]:
+    env = simpy.Environment()
+    trace: list[tuple[int, str]] = []
+    signals: dict[int, simpy.Event] = {}
+
+    def signal(k: int) -> simpy.Event:
+        return signals.setdefault(k, env.event())
+
+    def fire(event: At) -> None:
+        k = event.payload
+        trace.append((int(env.now), f"fire {k}"))
+        if signal(k).callbacks is not None and not signal(k).triggered:
+            signal(k).succeed()
+
+    def user(uid: int, script: list[Step]) -> Generator[Any, Any, None]:
+        trace.append((int(env.now), f"start {uid}"))
+        for what, a, b in script:
+            if what == "wait":
+                yield a if light else env.timeout(a)
+            elif what == "on":
+                if signal(a).processed:
+                    continue
+                yield signal(a)
+            else:
+                At(env, a, b, fire, b)
+            trace.append((int(env.now), f"{uid} after {what} {a}"))
+
+    for uid, script in enumerate(scripts):
+        if light:
+            UserProcess(env, user(uid, script))
+        else:
+            env.process(user(uid, script))
+    env.run()
+    return trace
+
+
+def test_the_same_order_as_simpy_on_a_small_script() -> None:
+    """Two users at t=0: the first waits on signal 1, which the second has fired at t=1
+    by a priority-1 callback queued after its own next wait."""
+    scripts = [
+        [("on", 1, 0), ("wait", 1, 0)],
+        [("wait", 1, 0), ("fire", 0, 1), ("wait", 0, 0)],
+    ]
+    light = run(scripts, light=True)
+    assert light == [
+        (0, "start 0"), (0, "start 1"),
+        (1, "1 after wait 1"), (1, "1 after fire 0"), (1, "fire 1"), (1, "1 after wait 0"),
+        (1, "0 after on 1"), (2, "0 after wait 1"),
+    ]
+    assert light == run(scripts, light=False)
+
+
+steps = st.one_of(
+    st.tuples(st.just("wait"), st.sampled_from([0, 0, 1, 2]), st.just(0)),
+    st.tuples(st.just("on"), st.integers(0, 2), st.just(0)),
+    st.tuples(st.just("fire"), st.sampled_from([0, 1, 2]), st.integers(0, 2)),
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(scripts=st.lists(st.lists(steps, max_size=6), min_size=1, max_size=4))
+def test_the_same_order_as_simpy(scripts: list[list[Step]]) -> None:
+    assert run(scripts, light=True) == run(scripts, light=False)
+
+
+def test_a_negative_wait_is_an_error() -> None:
+    env = simpy.Environment()
+
+    def user() -> Generator[int, Any, None]:
+        yield -1
+
+    UserProcess(env, user())
+    with pytest.raises(ValueError, match="negative time"):
+        env.run()
