@@ -28,6 +28,7 @@ import simpy
 from simpy.core import NORMAL, URGENT
 
 from sitesim.engine.events import At
+from sitesim.engine.site import Site
 
 #: What a user generator yields: seconds to wait, or an event to wait on.
 Wait = int | simpy.Event
@@ -35,21 +36,27 @@ UserGenerator = Generator[Wait, Any, Any]
 
 
 class UserProcess:
-    """Runs ``generator`` on ``env`` from now, resuming it after each wait it yields."""
+    """Runs ``generator`` on ``site``'s environment from now, resuming it after each wait
+    it yields; the jobs it submits in one resumption share one request for a pass."""
 
-    __slots__ = ("env", "generator")
+    __slots__ = ("site", "env", "generator")
 
-    def __init__(self, env: simpy.Environment, generator: UserGenerator) -> None:
-        self.env = env
+    def __init__(self, site: Site, generator: UserGenerator) -> None:
+        self.site = site
+        self.env = site.env
         self.generator = generator
-        At(env, 0, URGENT, self._resume)
+        At(self.env, 0, URGENT, self._resume)
 
     def _resume(self, _event: simpy.Event) -> None:
+        site = self.site
+        site.begin_step()
         try:
             wait = self.generator.send(None)
         except StopIteration:
-            return
-        if isinstance(wait, simpy.Event):
+            wait = None
+        if wait is None:
+            pass
+        elif isinstance(wait, simpy.Event):
             callbacks = wait.callbacks
             if callbacks is None:
                 raise RuntimeError(f"{wait} was already processed: a user waits only on pending events")
@@ -58,3 +65,4 @@ class UserProcess:
             At(self.env, wait, NORMAL, self._resume)
         else:
             raise ValueError(f"a user cannot wait a negative time ({wait} s)")
+        site.end_step()

@@ -84,6 +84,8 @@ class Site:
         self._timers: list[tuple[Job, int]] = []
         self._watchers: dict[int, BatchEnd] = {}
         self._pass_pending = False
+        #: None outside a job source's step; inside one, whether it submitted a job.
+        self._step_submitted: bool | None = None
         self._seq = 0
         #: Jobs submitted, running now.
         self.submitted = 0
@@ -106,7 +108,29 @@ class Site:
     def submit(self, job: Job) -> None:
         """Submit ``job`` now; the scheduler sees it in the pass at the end of this instant."""
         self.enter(job)
-        self._request_pass()
+        if self._step_submitted is None:
+            self._request_pass()
+        else:
+            self._step_submitted = True
+
+    def begin_step(self) -> None:
+        """A job source's event callback begins: its submissions leave the pass to
+        :meth:`end_step` (a user process brackets each resumption with the two)."""
+        self._step_submitted = False
+
+    def end_step(self) -> None:
+        """The step's last act: if it submitted, :meth:`settle`.
+
+        The pass a submission asks for always comes after the rest of the step; asking
+        at the step's end instead of at the submission only moves the creation of its
+        event within the step, and no other event shares its time and priority (one
+        pass is pending at most), so the order of events is the same; and when nothing
+        else is due at the instant, :meth:`settle` runs the pass at once instead of
+        queueing an event that would have been the next one.
+        """
+        submitted, self._step_submitted = self._step_submitted, None
+        if submitted:
+            self.settle()
 
     def enter(self, job: Job) -> None:
         """Submit ``job`` now, leaving the pass to :meth:`settle`.

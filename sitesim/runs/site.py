@@ -243,7 +243,7 @@ def run_site(
             est_rng,
             max_jobs=config.max_jobs,
         )
-        UserProcess(run.env, user.run())
+        UserProcess(site, user.run())
     with ExitStack() as stack:
         staged = None
         if out is not None:

@@ -267,6 +267,6 @@ def populate(
         streams = tuple(np.random.default_rng(s) for s in child.spawn(3))
         profile = population.profiles[int(order[k % len(order)])]
         user = PopulationUser(k + 1, site, population, profile, streams, estimates, max_jobs=max_jobs)
-        UserProcess(site.env, user.run())
+        UserProcess(site, user.run())
         started.append(user)
     return started

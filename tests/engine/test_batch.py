@@ -4,8 +4,9 @@ per job did, so users react, and submit, in the same order as before.
 The reference is the construction it replaced, written out here: the site succeeds one
 event per job as the job ends (an end hook is called at the very place the site did
 it), and the user, a SimPy ``Process``, yields ``env.timeout`` for gaps and
-``env.all_of`` over the batch's events; the users under test run
-:func:`sitesim.users.user.submit_batch` under :class:`UserProcess`. Scripted users with
+``env.all_of`` over the batch's events, each submission asking for its pass at once;
+the users under test run :func:`sitesim.users.user.submit_batch` under
+:class:`UserProcess`, whose resumptions ask for one pass at their end. Scripted users with
 ties everywhere (zero gaps and runtimes, equal think times) run both ways, and the whole
 trace must match: every job's submission, start and end, and every instant a user
 resumed after a batch, in order.
@@ -32,6 +33,18 @@ NODES = 4
 #: One user's script: batches of (gap before each job after the first, runtime, size),
 #: each followed by a think time.
 Script = list[tuple[list[tuple[int, int, int]], int]]
+
+
+class RecordingEasy(EasyScheduler):
+    """EASY noting each pass: its time and the job ids queued when it began."""
+
+    def __init__(self, nodes: int) -> None:
+        super().__init__(nodes)
+        self.passes: list[tuple[int, ...]] = []
+
+    def schedule(self, now: int, free: int) -> list[Job]:
+        self.passes.append((now, *(job.id for job in self.queue)))
+        return super().schedule(now, free)
 
 
 class PerJobEvents:
@@ -67,13 +80,20 @@ def all_of_batch(
     return jobs
 
 
-def simulate(
-    scripts: list[Script], reference: bool, limit: int | None = None,
-) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+Trace = list[tuple[int, ...]]
+
+
+def simulate(scripts: list[Script], reference: bool, limit: int | None = None) -> tuple[Trace, Trace]:
     """Run the users' scripts under EASY, the site taking at most ``limit`` jobs; return
-    (jobs, resumes) as comparable tuples."""
+    (jobs, resumes) as comparable tuples (:func:`simulate_passes` adds the scheduling passes)."""
+    jobs, resumes, _ = simulate_passes(scripts, reference, limit)
+    return jobs, resumes
+
+
+def simulate_passes(scripts: list[Script], reference: bool, limit: int | None = None) -> tuple[Trace, Trace, Trace]:
     env = simpy.Environment()
-    site = Site(env, Machine(NODES), EasyScheduler(NODES))
+    scheduler = RecordingEasy(NODES)
+    site = Site(env, Machine(NODES), scheduler)
     watched = PerJobEvents()
     if reference:
         site.observe(watched)
@@ -106,9 +126,9 @@ def simulate(
         if reference:
             env.process(user(uid, script))
         else:
-            UserProcess(env, user(uid, script))
+            UserProcess(site, user(uid, script))
     env.run()
-    return [(j.id, j.user, j.submit, j.start, j.end) for j in jobs], resumes
+    return [(j.id, j.user, j.submit, j.start, j.end) for j in jobs], resumes, scheduler.passes
 
 
 def test_a_job_ending_before_its_batch_is_closed() -> None:
@@ -154,4 +174,5 @@ scripts = st.lists(st.tuples(batches, st.sampled_from([0, 0, 1, 3])), min_size=1
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(users=st.lists(scripts, min_size=1, max_size=4), limit=st.none() | st.integers(1, 12))
 def test_the_same_trace_as_all_of(users: list[Script], limit: int | None) -> None:
-    assert simulate(users, reference=False, limit=limit) == simulate(users, reference=True, limit=limit)
+    """Jobs, resumptions and every scheduling pass (its instant and what it saw queued)."""
+    assert simulate_passes(users, False, limit) == simulate_passes(users, True, limit)

@@ -16,7 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitesim.engine.events import At
+from sitesim.engine.machine import Machine
 from sitesim.engine.process import UserProcess
+from sitesim.engine.site import Site
+from sitesim.schedulers.fcfs import FcfsScheduler
 
 #: A step of a script: ("wait", seconds, _); ("on", k, _): wait on signal k unless it
 #: was processed; ("fire", seconds, k): a callback of priority k succeeds signal k
@@ -24,8 +27,14 @@ from sitesim.engine.process import UserProcess
 Step = tuple[str, int, int]
 
 
+def site_of(env: simpy.Environment) -> Site:
+    """A site for the processes to belong to (these users submit nothing)."""
+    return Site(env, Machine(1), FcfsScheduler(1))
+
+
 def run(scripts: list[list[Step]], light: bool) -> list[tuple[int, str]]:
     env = simpy.Environment()
+    site = site_of(env)
     trace: list[tuple[int, str]] = []
     signals: dict[int, simpy.Event] = {}
 
@@ -53,7 +62,7 @@ def run(scripts: list[list[Step]], light: bool) -> list[tuple[int, str]]:
 
     for uid, script in enumerate(scripts):
         if light:
-            UserProcess(env, user(uid, script))
+            UserProcess(site, user(uid, script))
         else:
             env.process(user(uid, script))
     env.run()
@@ -95,6 +104,6 @@ def test_a_negative_wait_is_an_error() -> None:
     def user() -> Generator[int, Any, None]:
         yield -1
 
-    UserProcess(env, user())
+    UserProcess(site_of(env), user())
     with pytest.raises(ValueError, match="negative time"):
         env.run()
