@@ -10,11 +10,14 @@ against the ``AllOf`` original in ``tests/engine/test_batch.py``):
 - the ``AllOf`` succeeded while its last per-job event was being processed, which is
   one ``SUBMISSION``-priority event after the completion that ended the batch's last
   job; ``BatchEnd`` schedules one such event for that job alone and succeeds in it;
-- a job that ended before the batch was closed had its event processed, or still due,
-  when the ``AllOf`` was created, which decided whether the condition succeeded at once
-  or later; such jobs keep a real event here, so the same rule applies. (It matters
-  only when a job limit cuts a batch short, closing it a gap after its last submission;
-  otherwise the batch is closed with its last job just submitted.)
+- a batch is normally closed (the ``AllOf`` created) in the step that submits its
+  last job, which cannot have ended yet, so the condition could not succeed then, and
+  the jobs that ended earlier only counted: they are counted here without an event;
+- but a job limit can cut a batch short, closing it a gap after its last submission.
+  A job that ended before that close had its event processed, or still due, when the
+  ``AllOf`` was created, which decided whether the condition succeeded at once or
+  later; a batch that may be closed late (``late_close``) gives such jobs a real event,
+  so the same rule applies.
 
 The events that are dropped created nothing, so every other event keeps its place in
 SimPy's ``(time, priority, insertion id)`` order.
@@ -30,23 +33,28 @@ from sitesim.engine.events import SUBMISSION, At
 class BatchEnd(simpy.Event):
     """Succeeds (value: ``None``) when every job added to it has ended.
 
-    The job source adds each job it submits (``Site.wait_on``), then :meth:`close`\\s the
-    batch and yields the event. Jobs may end before the batch is closed.
+    The job source adds each job it submits (``Site.watch``), then :meth:`close`\\s the
+    batch and yields the event. Jobs may end before the batch is closed. ``late_close``:
+    the batch may be closed after the step that submitted its last job (see the module
+    docstring); otherwise it must be closed in that step.
     """
 
-    __slots__ = ("jobs", "ended", "seen", "closed")
+    __slots__ = ("jobs", "ended", "seen", "closed", "late_close")
 
-    def __init__(self, env: simpy.Environment) -> None:
+    def __init__(self, env: simpy.Environment, late_close: bool = True) -> None:
         super().__init__(env)
         #: Jobs added; of them, ended; of those, whose end the batch has processed.
         self.jobs = 0
         self.ended = 0
         self.seen = 0
         self.closed = False
+        self.late_close = late_close
 
     def close(self) -> BatchEnd:
         """No more jobs will be added: from now on the batch can end. Returns itself."""
         self.closed = True
+        if not self.late_close and self.ended == self.jobs:
+            raise RuntimeError("a batch closed after all its jobs ended must be made with late_close=True")
         if self.seen == self.jobs:  # every job ended, and that was seen, before closing
             self.succeed()
         return self
@@ -55,7 +63,10 @@ class BatchEnd(simpy.Event):
         """One of the batch's jobs ended now (the site calls this from the completion)."""
         self.ended += 1
         if not self.closed:
-            At(self.env, 0, SUBMISSION, self._seen)
+            if self.late_close:
+                At(self.env, 0, SUBMISSION, self._seen)
+            else:
+                self.seen += 1
         elif self.ended == self.jobs:
             At(self.env, 0, SUBMISSION, self._last_seen)
 

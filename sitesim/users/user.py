@@ -111,7 +111,8 @@ def submit_batch(
     than ``width`` when the site reached ``max_jobs``, none when it already had.
     """
     env = site.env
-    done = BatchEnd(env)
+    # Without a job limit the batch is closed right after its last submission.
+    done = BatchEnd(env, late_close=max_jobs is not None)
     batch: list[Job] = []
     for k in range(width):
         if k:
