@@ -236,16 +236,16 @@ class PopulationUser:
             self._left = self._current[2]
         self._left -= 1
         size, runtime, _ = self._current
-        return Job(
-            id=-1,
-            submit=now,
-            size=size,
-            runtime=runtime,
-            estimate=self.estimates.estimate(runtime, -1, self.est_rng),
-            user=self.uid,
-            preceding=waited.id if waited is not None else -1,
-            think=now - waited.end if waited is not None else -1,
-            executable=self._program,
+        return Job(  # positional, as in sitesim.users.user.User._make_job
+            -1,
+            now,
+            size,
+            runtime,
+            self.estimates.estimate(runtime, -1, self.est_rng),
+            self.uid,
+            waited.id if waited is not None else -1,
+            now - waited.end if waited is not None else -1,
+            self._program,
         )
 
 
