@@ -16,7 +16,11 @@ and hence every schedule, is unchanged (``tests/engine/test_process.py`` runs bo
   callback on it would;
 - when the generator returns, nothing is scheduled: a ``Process`` succeeds its own
   event then, which takes a place in the queue but acts on nothing, since no one waits
-  on a user.
+  on a user;
+- the jobs submitted in one resumption ask the site for one scheduling pass at its end
+  (``Site.begin_step``/``end_step``), which the site runs at once when nothing else is
+  due at the instant: the same passes, seeing the same queue, as when each submission
+  asked for it (``tests/engine/test_batch.py`` compares every pass).
 """
 
 from __future__ import annotations
