@@ -26,6 +26,7 @@ and hence every schedule, is unchanged (``tests/engine/test_process.py`` runs bo
 from __future__ import annotations
 
 from collections.abc import Generator
+from numbers import Integral
 from typing import Any
 
 import simpy
@@ -34,7 +35,7 @@ from simpy.core import NORMAL, URGENT
 from sitesim.engine.events import At
 from sitesim.engine.site import Site
 
-#: What a user generator yields: seconds to wait, or an event to wait on.
+#: What a user generator yields: whole seconds to wait, or an event to wait on.
 Wait = int | simpy.Event
 UserGenerator = Generator[Wait, Any, Any]
 
@@ -57,16 +58,17 @@ class UserProcess:
         try:
             wait = self.generator.send(None)
         except StopIteration:
-            wait = None
-        if wait is None:
-            pass
+            site.end_step()
+            return
+        if type(wait) is int or isinstance(wait, Integral):  # the simulated clock is whole seconds
+            if wait < 0:
+                raise ValueError(f"a user cannot wait a negative time ({wait} s)")
+            At(self.env, int(wait), NORMAL, self._resume)
         elif isinstance(wait, simpy.Event):
             callbacks = wait.callbacks
             if callbacks is None:
                 raise RuntimeError(f"{wait} was already processed: a user waits only on pending events")
             callbacks.append(self._resume)
-        elif wait >= 0:
-            At(self.env, wait, NORMAL, self._resume)
         else:
-            raise ValueError(f"a user cannot wait a negative time ({wait} s)")
+            raise TypeError(f"a user yields whole seconds or an event to wait on, not {wait!r}")
         site.end_step()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
+
 from sitesim.engine.batch import BatchEnd
 from sitesim.engine.process import UserGenerator, Wait
 from sitesim.engine.site import Site

@@ -107,3 +107,16 @@ def test_a_negative_wait_is_an_error() -> None:
     UserProcess(site_of(env), user())
     with pytest.raises(ValueError, match="negative time"):
         env.run()
+
+
+@pytest.mark.parametrize("wait", [None, 1.5])
+def test_a_wait_is_whole_seconds_or_an_event(wait: object) -> None:
+    """A bare ``yield`` or a fraction of a second is an error (the clock is whole seconds)."""
+    env = simpy.Environment()
+
+    def user() -> Generator[object, Any, None]:
+        yield wait
+
+    UserProcess(site_of(env), user())
+    with pytest.raises(TypeError, match="whole seconds or an event"):
+        env.run()
