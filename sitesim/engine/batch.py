@@ -50,6 +50,10 @@ class BatchEnd(simpy.Event):
         self.closed = False
         self.late_close = late_close
 
+    def add(self) -> None:
+        """One more job of the batch was submitted (``Site.watch`` calls this)."""
+        self.jobs += 1
+
     def close(self) -> BatchEnd:
         """No more jobs will be added: from now on the batch can end. Returns itself."""
         self.closed = True
@@ -77,4 +81,5 @@ class BatchEnd(simpy.Event):
             self.succeed()
 
     def _last_seen(self, _event: At) -> None:
+        """The last job's end, seen after closing: the batch ends (as the ``AllOf`` did)."""
         self.succeed()

@@ -13,7 +13,10 @@ and hence every schedule, is unchanged (``tests/engine/test_process.py`` runs bo
 - ``yield SECONDS`` makes one event ``SECONDS`` from now at ``NORMAL`` priority, the
   entry ``env.timeout(SECONDS)`` makes;
 - ``yield EVENT`` resumes the generator as the event is processed, as a process's
-  callback on it would;
+  callback on it would (the generator receives ``None``, not the event's value). The
+  event must be the user's own, with no other callback (a user waits on its batch's
+  end): the pass run at the end of the resumption runs inside the event's processing,
+  before any callback after the user's;
 - when the generator returns, nothing is scheduled: a ``Process`` succeeds its own
   event then, which takes a place in the queue but acts on nothing, since no one waits
   on a user;
@@ -56,11 +59,17 @@ class UserProcess:
         site = self.site
         site.begin_step()
         try:
-            wait = self.generator.send(None)
+            self._wait(self.generator.send(None))
         except StopIteration:
-            site.end_step()
-            return
-        if type(wait) is int or isinstance(wait, Integral):  # the simulated clock is whole seconds
+            pass
+        except BaseException:
+            site.end_step(at_once=False)  # leave the site as a submission outside a step would
+            raise
+        site.end_step()
+
+    def _wait(self, wait: Wait) -> None:
+        """Resume after ``wait``: whole seconds (the simulated clock's unit) or an event."""
+        if type(wait) is int or (isinstance(wait, Integral) and not isinstance(wait, bool)):
             if wait < 0:
                 raise ValueError(f"a user cannot wait a negative time ({wait} s)")
             At(self.env, int(wait), NORMAL, self._resume)
@@ -68,7 +77,8 @@ class UserProcess:
             callbacks = wait.callbacks
             if callbacks is None:
                 raise RuntimeError(f"{wait} was already processed: a user waits only on pending events")
+            if callbacks:
+                raise RuntimeError(f"{wait} has other callbacks: a user waits only on an event of its own")
             callbacks.append(self._resume)
         else:
             raise TypeError(f"a user yields whole seconds or an event to wait on, not {wait!r}")
-        site.end_step()

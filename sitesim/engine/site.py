@@ -118,8 +118,9 @@ class Site:
         :meth:`end_step` (a user process brackets each resumption with the two)."""
         self._step_submitted = False
 
-    def end_step(self) -> None:
-        """The step's last act: if it submitted, :meth:`settle`.
+    def end_step(self, *, at_once: bool = True) -> None:
+        """The step's last act: if it submitted, :meth:`settle` (or, with ``at_once``
+        false, for a step cut short by an error, queue the pass as a submission did).
 
         The pass a submission asks for always comes after the rest of the step; asking
         at the step's end instead of at the submission only moves the creation of its
@@ -130,7 +131,10 @@ class Site:
         """
         submitted, self._step_submitted = self._step_submitted, None
         if submitted:
-            self.settle()
+            if at_once:
+                self.settle()
+            else:
+                self._request_pass()
 
     def enter(self, job: Job) -> None:
         """Submit ``job`` now, leaving the pass to :meth:`settle`.
@@ -169,7 +173,7 @@ class Site:
 
     def watch(self, job: Job, batch: BatchEnd) -> None:
         """Count ``job`` in ``batch``, the event its user will wait on (submitted jobs only)."""
-        batch.jobs += 1
+        batch.add()
         self._watchers[job.id] = batch
 
     # -- internals -------------------------------------------------------------------

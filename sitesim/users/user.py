@@ -109,7 +109,7 @@ def submit_batch(
 ) -> Generator[Wait, Any, list[Job]]:
     """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
 
-    A SimPy sub-process (``yield from``) shared by every kind of user, so that all of
+    A sub-generator (``yield from``, run by a ``UserProcess``) shared by every kind of user, so that all of
     them submit, stop at the job limit and wait for a batch the same way. ``gap`` is
     called before each job after the first, even if the job limit then stops the batch,
     so a user's draws do not depend on the limit. Returns the jobs submitted: fewer

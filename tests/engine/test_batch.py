@@ -25,6 +25,7 @@ from sitesim.engine.machine import Machine
 from sitesim.engine.process import UserProcess
 from sitesim.engine.site import Site
 from sitesim.schedulers.easy import EasyScheduler
+from sitesim.schedulers.timed import TimedScheduler
 from sitesim.users.user import submit_batch
 from sitesim.workload.job import Job
 
@@ -40,6 +41,19 @@ class RecordingEasy(EasyScheduler):
 
     def __init__(self, nodes: int) -> None:
         super().__init__(nodes)
+        self.passes: list[tuple[int, ...]] = []
+
+    def schedule(self, now: int, free: int) -> list[Job]:
+        self.passes.append((now, *(job.id for job in self.queue)))
+        return super().schedule(now, free)
+
+
+class RecordingTimed(TimedScheduler):
+    """Timed-run scheduling on EASY with 2 s trials (runs killed and restarted), noting
+    each pass as :class:`RecordingEasy` does."""
+
+    def __init__(self, nodes: int) -> None:
+        super().__init__(nodes, "easy", 2)
         self.passes: list[tuple[int, ...]] = []
 
     def schedule(self, now: int, free: int) -> list[Job]:
@@ -90,9 +104,11 @@ def simulate(scripts: list[Script], reference: bool, limit: int | None = None) -
     return jobs, resumes
 
 
-def simulate_passes(scripts: list[Script], reference: bool, limit: int | None = None) -> tuple[Trace, Trace, Trace]:
+def simulate_passes(
+    scripts: list[Script], reference: bool, limit: int | None = None, timed: bool = False,
+) -> tuple[Trace, Trace, Trace]:
     env = simpy.Environment()
-    scheduler = RecordingEasy(NODES)
+    scheduler = RecordingTimed(NODES) if timed else RecordingEasy(NODES)
     site = Site(env, Machine(NODES), scheduler)
     watched = PerJobEvents()
     if reference:
@@ -171,8 +187,11 @@ batches = st.lists(
 scripts = st.lists(st.tuples(batches, st.sampled_from([0, 0, 1, 3])), min_size=1, max_size=4)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
-@given(users=st.lists(scripts, min_size=1, max_size=4), limit=st.none() | st.integers(1, 12))
-def test_the_same_trace_as_all_of(users: list[Script], limit: int | None) -> None:
-    """Jobs, resumptions and every scheduling pass (its instant and what it saw queued)."""
-    assert simulate_passes(users, False, limit) == simulate_passes(users, True, limit)
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    users=st.lists(scripts, min_size=1, max_size=4), limit=st.none() | st.integers(1, 12), timed=st.booleans(),
+)
+def test_the_same_trace_as_all_of(users: list[Script], limit: int | None, timed: bool) -> None:
+    """Jobs, resumptions and every scheduling pass (its instant and what it saw queued),
+    under EASY or under timed runs that kill and restart jobs."""
+    assert simulate_passes(users, False, limit, timed) == simulate_passes(users, True, limit, timed)

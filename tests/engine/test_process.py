@@ -20,10 +20,12 @@ from sitesim.engine.machine import Machine
 from sitesim.engine.process import UserProcess
 from sitesim.engine.site import Site
 from sitesim.schedulers.fcfs import FcfsScheduler
+from sitesim.workload.job import Job
 
-#: A step of a script: ("wait", seconds, _); ("on", k, _): wait on signal k unless it
-#: was processed; ("fire", seconds, k): a callback of priority k succeeds signal k
-#: (unless it was) that many seconds from now.
+#: A step of a script: ("wait", seconds, _); ("on", k, _): wait on one's own signal k
+#: unless it was processed; ("fire", seconds, k): a callback of priority k succeeds
+#: every user's signal k (those not yet succeeded) that many seconds from now, in user
+#: order.
 Step = tuple[str, int, int]
 
 
@@ -36,16 +38,17 @@ def run(scripts: list[list[Step]], light: bool) -> list[tuple[int, str]]:
     env = simpy.Environment()
     site = site_of(env)
     trace: list[tuple[int, str]] = []
-    signals: dict[int, simpy.Event] = {}
+    signals: dict[tuple[int, int], simpy.Event] = {}
 
-    def signal(k: int) -> simpy.Event:
-        return signals.setdefault(k, env.event())
+    def signal(uid: int, k: int) -> simpy.Event:
+        return signals.setdefault((uid, k), env.event())
 
     def fire(event: At) -> None:
         k = event.payload
         trace.append((int(env.now), f"fire {k}"))
-        if signal(k).callbacks is not None and not signal(k).triggered:
-            signal(k).succeed()
+        for uid in range(len(scripts)):
+            if not signal(uid, k).triggered:
+                signal(uid, k).succeed()
 
     def user(uid: int, script: list[Step]) -> Generator[Any, Any, None]:
         trace.append((int(env.now), f"start {uid}"))
@@ -53,9 +56,9 @@ def run(scripts: list[list[Step]], light: bool) -> list[tuple[int, str]]:
             if what == "wait":
                 yield a if light else env.timeout(a)
             elif what == "on":
-                if signal(a).processed:
+                if signal(uid, a).processed:
                     continue
-                yield signal(a)
+                yield signal(uid, a)
             else:
                 At(env, a, b, fire, b)
             trace.append((int(env.now), f"{uid} after {what} {a}"))
@@ -120,3 +123,38 @@ def test_a_wait_is_whole_seconds_or_an_event(wait: object) -> None:
     UserProcess(site_of(env), user())
     with pytest.raises(TypeError, match="whole seconds or an event"):
         env.run()
+
+
+def test_an_event_is_waited_on_by_one_user_only() -> None:
+    """The pass a resumption asks for runs inside the processing of the event it resumed
+    on, so another callback of that event would come after it, not before as under
+    SimPy: an event already waited on is refused."""
+    env = simpy.Environment()
+    shared = env.event()
+
+    def user() -> Generator[simpy.Event, Any, None]:
+        yield shared
+
+    site = site_of(env)
+    UserProcess(site, user())
+    UserProcess(site, user())
+    with pytest.raises(RuntimeError, match="an event of its own"):
+        env.run()
+
+
+def test_an_error_in_a_step_leaves_its_pass_queued() -> None:
+    """A user that submits, then fails: the error propagates, and the job submitted
+    still has its pass queued (as a submission outside a step would), so a caller who
+    goes on running sees it start."""
+    env = simpy.Environment()
+    site = site_of(env)
+
+    def user() -> Generator[object, Any, None]:
+        site.submit(Job(id=1, submit=0, size=1, runtime=5, estimate=5))
+        yield "soon"
+
+    UserProcess(site, user())
+    with pytest.raises(TypeError, match="whole seconds or an event"):
+        env.run()
+    env.run()
+    assert site.submitted == 1 and site.running == 0 and site.scheduler.queue == []
