@@ -7,9 +7,11 @@
 
 They are functions over the caller's own queue and running list, so the plain EASY
 policy (:mod:`sitesim.schedulers.easy`) and the EASY base of timed-run scheduling
-(:mod:`sitesim.schedulers.commit`) share one implementation; they differ only in what
-the two optional callables say (a job in its trial run cannot be chosen; a job still
-running past its trial keeps its start).
+(:mod:`sitesim.schedulers.commit`) share one implementation; they differ only in two
+optional sets of arrival numbers (``job.seq``): ``blocked`` jobs cannot be chosen (a
+job in its trial run), ``continuing`` jobs are already running and keep their start if
+chosen (a job running past its trial). Sets, not callables: the timed-run scan asks
+both of every candidate, and a membership test costs a fraction of a call.
 
 EASY, step by step:
 
@@ -28,7 +30,7 @@ start finds exactly the same jobs, without recomputing the shadow.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from sitesim.schedulers.compiled import twin
 from sitesim.workload.job import Job
@@ -37,18 +39,26 @@ from sitesim.workload.job import Job
 Running = list[tuple[int, int, int]]
 #: Called for each job chosen, in start order, with its expected end.
 Hold = Callable[[Job, int], None]
+#: Arrival numbers (``job.seq``) of jobs in some state: a set, a dict's keys.
+Seqs = Container[int]
 
 
-def fcfs_heads(queue: list[Job], free: int, blocked: Callable[[Job], bool] | None = None) -> int:
+def fcfs_heads(queue: list[Job], free: int, blocked: Seqs | None = None) -> int:
     """How many jobs from the head of ``queue`` fit, one after the other, in ``free``
-    nodes; a job for which ``blocked`` is true stops the count as a misfit does."""
+    nodes; a ``blocked`` job stops the count as a misfit does."""
     n = 0
     for job in queue:
-        if job.size > free or (blocked is not None and blocked(job)):
+        if job.size > free or (blocked is not None and job.seq in blocked):
             break
         free -= job.size
         n += 1
     return n
+
+
+def run_start(job: Job, now: int, continuing: Seqs | None) -> int:
+    """Start of the run ``job`` would be chosen with now: its current run's start for a
+    ``continuing`` job (it goes on), else ``now``."""
+    return job.start if continuing is not None and job.seq in continuing else now
 
 
 def shadow_python(running: Running, need: int, free: int) -> tuple[int, int]:
@@ -74,18 +84,18 @@ def easy_pass(
     running: Running,
     hold: Hold,
     *,
-    blocked: Callable[[Job], bool] | None = None,
-    began: Callable[[Job], int] | None = None,
+    blocked: Seqs | None = None,
+    continuing: Seqs | None = None,
 ) -> list[Job]:
     """One EASY pass: remove from ``queue`` and return, in start order, the jobs to start.
 
     ``hold(job, expected_end)`` is called as each job is chosen, and must add it to
     ``running`` (heads are held before the shadow time is computed, so they count in
-    it). ``blocked(job)``: the job cannot be chosen now (it stops the head loop and is
-    skipped as a backfill candidate). ``began(job)``: when the job's current run
-    started, for a job chosen while it is already running (default: ``now``).
+    it). A ``blocked`` job cannot be chosen now (it stops the head loop and is skipped
+    as a backfill candidate). A ``continuing`` job is already running: chosen, its
+    expected end counts from its start (:func:`run_start`), not from ``now``.
     """
-    started, _ = easy_pass_settled(queue, free, now, running, hold, blocked=blocked, began=began)
+    started, _ = easy_pass_settled(queue, free, now, running, hold, blocked=blocked, continuing=continuing)
     return started
 
 
@@ -101,8 +111,8 @@ def easy_pass_settled(
     running: Running,
     hold: Hold,
     *,
-    blocked: Callable[[Job], bool] | None = None,
-    began: Callable[[Job], int] | None = None,
+    blocked: Seqs | None = None,
+    continuing: Seqs | None = None,
 ) -> tuple[list[Job], Settled | None]:
     """:func:`easy_pass`, and its :data:`Settled` state when its backfill scan tried
     every queued job (None when it did not compute a shadow time or ran out of nodes)."""
@@ -112,11 +122,13 @@ def easy_pass_settled(
         del queue[:n]
         for job in started:
             free -= job.size
-            hold(job, (now if began is None else began(job)) + job.estimate)
+            hold(job, run_start(job, now, continuing) + job.estimate)
     if len(queue) < 2 or free == 0:
         return started, None
     end_by, extra = shadow(running, queue[0].size, free)
-    return started, backfill(queue, 1, free, now, end_by, extra, hold, started, blocked=blocked, began=began)
+    return started, backfill(
+        queue, 1, free, now, end_by, extra, hold, started, blocked=blocked, continuing=continuing
+    )
 
 
 def backfill(
@@ -129,8 +141,8 @@ def backfill(
     hold: Hold,
     started: list[Job],
     *,
-    blocked: Callable[[Job], bool] | None = None,
-    began: Callable[[Job], int] | None = None,
+    blocked: Seqs | None = None,
+    continuing: Seqs | None = None,
 ) -> Settled | None:
     """The backfill scan of ``queue[first:]`` against shadow time ``end_by`` and
     ``extra`` nodes: chosen jobs are held, appended to ``started`` and removed from the
@@ -147,8 +159,8 @@ def backfill(
     # Two loops, on purpose: the plain scan (no blocked jobs, every start now) is the
     # inner loop of every EASY replay and saturated site, kept apart as scan_python with
     # its compiled twin (scan_plain is whichever is in use); the loop below serves the
-    # timed-run variants, which pass hooks.
-    if blocked is None and began is None:
+    # timed-run variants, which pass the two sets.
+    if blocked is None and continuing is None:
         # The scan reads only free and extra nodes, so holding the chosen jobs after it,
         # in the same order, is the same as holding each as it is chosen.
         picked, free, extra = scan_plain(queue, first, free, now, end_by, extra)
@@ -161,9 +173,13 @@ def backfill(
         for i in range(first, len(queue)):
             job = queue[i]
             size = job.size
-            if size > free or (blocked is not None and blocked(job)):
+            if size > free:
                 continue
-            end = (now if began is None else began(job)) + job.estimate
+            seq = job.seq
+            if blocked is not None and seq in blocked:
+                continue
+            # run_start, written out: this runs for every candidate of a timed-run pass.
+            end = (job.start if continuing is not None and seq in continuing else now) + job.estimate
             if end > end_by:
                 if size > extra:
                     continue

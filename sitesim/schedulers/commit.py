@@ -7,9 +7,10 @@ the shared loops of :mod:`sitesim.schedulers.backfill` take as arguments:
 - jobs past their trial run but still running (the lazily terminated ones) count as
   terminated: their nodes are in the ``pool`` the policy plans with;
 - a job in its trial run "cannot fit": FCFS stops at it, EASY makes it the head whose
-  reservation it computes, or skips it as a backfill candidate (``blocked``);
+  reservation it computes, or skips it as a backfill candidate (``blocked``:
+  ``timed.trials``);
 - a job chosen while it is still running past its trial is committed by letting it go
-  on (it keeps its start, ``began``), not by a restart.
+  on (it keeps its start, ``continuing``: ``timed.expired``), not by a restart.
 
 A policy only picks, from the queue it is handed; the timed-run scheduler
 (:class:`TimedView`) does the bookkeeping of each commitment. New bases register with
@@ -23,7 +24,7 @@ from enum import IntEnum
 from typing import ClassVar, Protocol
 
 from sitesim.registry import Registry
-from sitesim.schedulers.backfill import Running, easy_pass, fcfs_heads
+from sitesim.schedulers.backfill import Running, Seqs, easy_pass, fcfs_heads, run_start
 from sitesim.workload.job import Job
 
 
@@ -48,8 +49,14 @@ class TimedView(Protocol):
     #: (expected end, seq, size) of jobs in a trial or committed, sorted.
     running: Running
 
-    def in_trial(self, job: Job) -> bool: ...
-    def began(self, job: Job, now: int) -> int: ...
+    @property
+    def trials(self) -> Seqs:
+        """Arrival numbers of the jobs in their trial run: to the base they do not fit."""
+
+    @property
+    def expired(self) -> Seqs:
+        """Arrival numbers of the jobs running past their trial: committed, they go on."""
+
     def commit(self, job: Job, end: int) -> None: ...
 
 
@@ -83,9 +90,9 @@ class FcfsCommit(CommitPolicy):
 
     def select(self, queue: list[Job], now: int, pool: int) -> None:
         timed = self.timed
-        n = fcfs_heads(queue, pool, timed.in_trial)
+        n = fcfs_heads(queue, pool, timed.trials)
         for job in queue[:n]:
-            timed.commit(job, timed.began(job, now) + job.estimate)
+            timed.commit(job, run_start(job, now, timed.expired) + job.estimate)
         del queue[:n]
 
 
@@ -103,7 +110,4 @@ class EasyCommit(CommitPolicy):
 
     def select(self, queue: list[Job], now: int, pool: int) -> None:
         timed = self.timed
-        easy_pass(
-            queue, pool, now, timed.running, timed.commit,
-            blocked=timed.in_trial, began=lambda job: timed.began(job, now),
-        )
+        easy_pass(queue, pool, now, timed.running, timed.commit, blocked=timed.trials, continuing=timed.expired)

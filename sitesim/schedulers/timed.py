@@ -72,7 +72,10 @@ class TimedScheduler(Scheduler):
         self.untried: list[Job] = []
         #: Phase of each job in flight, by arrival sequence number.
         self.phase: dict[int, Phase] = {}
-        #: Jobs running past their trial, in the order their trials ended (kill order).
+        #: Arrival numbers of the jobs in their trial run (phase TRIAL).
+        self.trials: set[int] = set()
+        #: Jobs running past their trial (phase EXPIRED), by arrival number, in the order
+        #: their trials ended (kill order).
         self.expired: dict[int, Job] = {}
         self._expired_nodes = 0
         #: (expected end, seq, size) of jobs in a trial or committed, sorted (for EASY).
@@ -134,6 +137,7 @@ class TimedScheduler(Scheduler):
     def timer_expired(self, job: Job, now: int) -> None:
         """The trial length elapsed: the job goes on, but is now killable."""
         self.phase[job.seq] = EXPIRED
+        self.trials.remove(job.seq)
         self._unhold(job)
         self.expired[job.seq] = job
         self._expired_nodes += job.size
@@ -147,6 +151,7 @@ class TimedScheduler(Scheduler):
         # Done before commitment: it completed or failed in (or past) its trial.
         self.queue.remove(job)
         if state == TRIAL:
+            self.trials.remove(job.seq)
             self._unhold(job)
             self.counts["ended_in_trial"] += 1
         else:
@@ -181,6 +186,7 @@ class TimedScheduler(Scheduler):
                 continue
             pool -= job.size
             self.phase[job.seq] = TRIAL
+            self.trials.add(job.seq)
             self._hold(job, now + min(trial, job.estimate))
             self._starting.append(job)
             control.timer(job, trial)
@@ -189,16 +195,7 @@ class TimedScheduler(Scheduler):
         self.untried = waiting
         return pool
 
-    # -- what the base policy sees (commit.TimedView) ----------------------------------------
-    def in_trial(self, job: Job) -> bool:
-        """A job in its trial run cannot be committed yet: to the base it does not fit."""
-        return self.phase[job.seq] == TRIAL
-
-    def began(self, job: Job, now: int) -> int:
-        """Start of the run a commitment of ``job`` now would keep: a job running past
-        its trial goes on from its start; any other starts now."""
-        return job.start if self.phase[job.seq] == EXPIRED else now
-
+    # -- what the base policy sees (commit.TimedView: also ``trials`` and ``expired``) --------
     def commit(self, job: Job, end: int) -> None:
         """The base scheduler starts ``job`` now, expected to end at ``end`` (the policy
         removes it from the queue it was handed)."""
