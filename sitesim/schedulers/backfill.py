@@ -122,7 +122,7 @@ def easy_pass_settled(
         del queue[:n]
         for job in started:
             free -= job.size
-            hold(job, run_start(job, now, continuing) + job.estimate)
+            hold(job, (now if continuing is None else run_start(job, now, continuing)) + job.estimate)
     if len(queue) < 2 or free == 0:
         return started, None
     end_by, extra = shadow(running, queue[0].size, free)
