@@ -16,8 +16,11 @@ from sitesim.cli import main
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.schedulers import make_scheduler
+from sitesim.runs.replay import ReplayConfig, run_replay
+from sitesim.schedulers.commit import Phase
 from sitesim.schedulers.timed import DEFAULT_TRIAL, TimedScheduler
-from tests.helpers import job, run_jobs
+from sitesim.workload.job import Job
+from tests.helpers import job, run_jobs, stress_trace
 
 NODES = 100
 
@@ -187,3 +190,26 @@ def test_cli_replays_under_a_timed_scheduler(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert doc["trial_runs"]["trial_length"] == 60 and doc["trial_runs"]["killed"] == 1
     assert doc["system"]["failed_short_jobs"] == 1 and doc["system"]["short_threshold"] == 60
+
+
+class CheckedTimed(TimedScheduler):
+    """Checks, at every pass, that the sets the bases read agree with the phases."""
+
+    passes = 0
+
+    def schedule(self, now: int, free: int) -> list[Job]:
+        phases = self.phase
+        assert self.trials == {seq for seq, p in phases.items() if p == Phase.TRIAL}
+        assert set(self.expired) == {seq for seq, p in phases.items() if p == Phase.EXPIRED}
+        self.passes += 1
+        return super().schedule(now, free)
+
+
+@pytest.mark.parametrize("base", ["fcfs", "easy"])
+def test_the_bases_sets_follow_the_phases(tmp_path: Path, base: str) -> None:
+    """``trials`` and ``expired`` (what a base reads instead of asking per job) are kept
+    in step with ``phase`` through trials, expiries, kills, commitments and ends."""
+    trace = stress_trace(tmp_path / "stress.swf", n=600)
+    scheduler = CheckedTimed(32, base, 30)
+    run_replay(ReplayConfig(trace=str(trace), scheduler=f"timed:{base}:30"), scheduler=scheduler)
+    assert scheduler.passes > 600 and scheduler.counts["killed"] > 0
