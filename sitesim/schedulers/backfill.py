@@ -41,6 +41,8 @@ Running = list[tuple[int, int, int]]
 Hold = Callable[[Job, int], None]
 #: Arrival numbers (``job.seq``) of jobs in some state: a set, a dict's keys.
 Seqs = Container[int]
+#: The empty set of arrival numbers, for a timed-run pass given only one of the sets.
+NOBODY: frozenset[int] = frozenset()
 
 
 def fcfs_heads(queue: list[Job], free: int, blocked: Seqs | None = None) -> int:
@@ -156,40 +158,28 @@ def backfill(
     least as many free and extra nodes as remain, and an earlier end than it would now
     have. Only the jobs that arrived since can start.
     """
-    # Two loops, on purpose: the plain scan (no blocked jobs, every start now) is the
-    # inner loop of every EASY replay and saturated site, kept apart as scan_python with
-    # its compiled twin (scan_plain is whichever is in use); the loop below serves the
-    # timed-run variants, which pass the two sets.
+    # Two scans, each with a compiled twin (_backfill.pyx): the plain one (no blocked
+    # jobs, every start now) is the inner loop of every EASY replay and saturated site;
+    # the other serves the timed-run variants, which pass the two sets. Either reads
+    # only free and extra nodes, so holding the chosen jobs after it, in the same order,
+    # is the same as holding each as it is chosen (a hold changes only the running list
+    # and the chosen job's own phase, which the scan never looks at again).
     if blocked is None and continuing is None:
-        # The scan reads only free and extra nodes, so holding the chosen jobs after it,
-        # in the same order, is the same as holding each as it is chosen.
         picked, free, extra = scan_plain(queue, first, free, now, end_by, extra)
         for i in picked:
             job = queue[i]
             hold(job, now + job.estimate)
             started.append(job)
     else:
-        picked = []
-        for i in range(first, len(queue)):
+        if continuing is None:
+            continuing = NOBODY
+        picked, free, extra = scan_sets(
+            queue, first, free, now, end_by, extra, NOBODY if blocked is None else blocked, continuing
+        )
+        for i in picked:
             job = queue[i]
-            size = job.size
-            if size > free:
-                continue
-            seq = job.seq
-            if blocked is not None and seq in blocked:
-                continue
-            # run_start, written out: this runs for every candidate of a timed-run pass.
-            end = (job.start if continuing is not None and seq in continuing else now) + job.estimate
-            if end > end_by:
-                if size > extra:
-                    continue
-                extra -= size
-            free -= size
-            hold(job, end)
+            hold(job, run_start(job, now, continuing) + job.estimate)
             started.append(job)
-            picked.append(i)
-            if free == 0:
-                break
     for i in reversed(picked):
         del queue[i]
     return (free, end_by, extra, len(queue)) if free else None
@@ -218,15 +208,45 @@ def scan_python(queue: list[Job], first: int, free: int, now: int, end_by: int, 
     return picked, free, extra
 
 
+def scan_sets_python(
+    queue: list[Job], first: int, free: int, now: int, end_by: int, extra: int, blocked: Seqs, continuing: Seqs
+) -> tuple[list[int], int, int]:
+    """The backfill scan of a timed-run pass: :func:`scan_python`, except that a
+    ``blocked`` job is never chosen and a ``continuing`` one is expected to end at its
+    run's start + estimate (:func:`run_start`) rather than now + estimate."""
+    if first < 0:
+        raise ValueError(f"a backfill scan starts at a queue position, got {first}")
+    picked: list[int] = []
+    for i in range(first, len(queue)):
+        job = queue[i]
+        size = job.size
+        if size > free:
+            continue
+        seq = job.seq
+        if seq in blocked:
+            continue
+        end = (job.start if seq in continuing else now) + job.estimate
+        if end > end_by:
+            if size > extra:
+                continue
+            extra -= size
+        free -= size
+        picked.append(i)
+        if free == 0:
+            break
+    return picked, free, extra
+
+
 Scan = Callable[[list[Job], int, int, int, int, int], tuple[list[int], int, int]]
+ScanSets = Callable[[list[Job], int, int, int, int, int, Seqs, Seqs], tuple[list[int], int, int]]
 Shadow = Callable[[Running, int, int], tuple[int, int]]
 
 
-def _compiled() -> tuple[Scan, Shadow] | None:
-    """The compiled twins of the two loops (``_backfill.pyx``), where built and not switched off."""
+def _compiled() -> tuple[Scan, ScanSets, Shadow] | None:
+    """The compiled twins of the three loops (``_backfill.pyx``), where built and not switched off."""
     module = twin("_backfill")
-    return None if module is None else (module.scan_plain, module.shadow)
+    return None if module is None else (module.scan_plain, module.scan_sets, module.shadow)
 
 
 #: The implementations in use: the compiled ones where they were built (same answers).
-scan_plain, shadow = _compiled() or (scan_python, shadow_python)
+scan_plain, scan_sets, shadow = _compiled() or (scan_python, scan_sets_python, shadow_python)

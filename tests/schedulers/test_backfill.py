@@ -1,10 +1,11 @@
 """EASY's inner loops: the compiled twins give exactly the Python ones' answers.
 
-``scan_plain`` and ``shadow`` (sitesim/schedulers/_backfill.pyx) replace the Python
-loops of :mod:`sitesim.schedulers.backfill` where the package was built with them; here
-both run on the same random queues and running lists, including the error a job too
-large for the machine raises, and whole EASY runs with each compare event for event. Where the compiled module was not built, the comparison
-is skipped, saying so; the scheduler tests then run the Python loops.
+``scan_plain``, ``scan_sets`` and ``shadow`` (sitesim/schedulers/_backfill.pyx) replace
+the Python loops of :mod:`sitesim.schedulers.backfill` where the package was built with
+them; here both run on the same random queues and running lists, including the error a
+job too large for the machine raises, and whole EASY and timed:easy runs with each
+compare event for event. Where the compiled module was not built, the comparison is
+skipped, saying so; the scheduler tests then run the Python loops.
 """
 
 from __future__ import annotations
@@ -49,6 +50,45 @@ def test_scan_plain_does_not_wrap_around_on_huge_estimates() -> None:
 
 
 @st.composite
+def set_scans(draw: st.DrawFn):
+    """A :func:`scans` case with a timed-run pass's two sets: some queued jobs in their
+    trial run (``blocked``), others running past it since an earlier start (``continuing``)."""
+    queue, first, free, now, end_by, extra = draw(scans())
+    blocked, continuing = set(), set()
+    for seq, queued in enumerate(queue):
+        queued.seq = seq
+        phase = draw(st.sampled_from(("waiting", "waiting", "trial", "past trial")))
+        if phase == "trial":
+            blocked.add(seq)
+        elif phase == "past trial":
+            continuing.add(seq)
+            queued.start = now - draw(st.integers(0, 600))
+    return queue, first, free, now, end_by, extra, blocked, continuing
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(set_scans())
+def test_scan_sets_is_the_python_scan(case) -> None:
+    assert backfill.scan_sets(*case) == backfill.scan_sets_python(*case)
+
+
+@needs_compiled
+def test_scan_sets_does_not_wrap_around_on_huge_estimates() -> None:
+    going_on = job(2, 0, 1, 0, (1 << 63) - 1)
+    going_on.seq, going_on.start = 2, 0
+    case = ([job(1, 0, 1, 0, (1 << 63) - 1), going_on], 0, 4, 5, 100, 0, set(), {2})
+    assert backfill.scan_sets(*case) == backfill.scan_sets_python(*case) == ([], 4, 0)
+
+
+@needs_compiled
+def test_scan_sets_refuses_a_negative_start_as_the_python_scan_does() -> None:
+    for scan in (backfill.scan_sets, backfill.scan_sets_python):
+        with pytest.raises(ValueError, match="got -1"):
+            scan([job(1, 0, 1, 1)], -1, 4, 0, 10, 0, set(), set())
+
+
+@st.composite
 def running_lists(draw: st.DrawFn):
     """(running, need, free): sorted (expected end, seq, size) with frequent equal ends."""
     ends = sorted(draw(st.lists(st.integers(0, 50), max_size=30)))
@@ -74,20 +114,22 @@ def test_the_python_loops_are_used_when_the_compiled_module_is_missing(monkeypat
     assert backfill._compiled() is None
 
 
-def easy_events(jobs: list) -> list:
+def events(jobs: list, scheduler: str) -> list:
     fresh = [job(j.id, j.submit, j.size, j.runtime, j.estimate) for j in jobs]
-    return run_jobs(fresh, 8, "easy").events
+    return run_jobs(fresh, 8, scheduler).events
 
 
 @needs_compiled
 @settings(max_examples=100, deadline=None, derandomize=True)
-@given(workloads(nodes=8))
-def test_easy_schedules_the_same_with_either_loops(case) -> None:
-    """Whole EASY runs, event for event, with the compiled loops and then the Python ones."""
+@given(workloads(nodes=8), st.sampled_from(("easy", "timed:easy:5", "timed:easy:30")))
+def test_schedules_are_the_same_with_either_loops(case, scheduler) -> None:
+    """Whole EASY and timed:easy runs (short trials, so that jobs are killed and go on
+    past their trial), event for event, with the compiled loops and then the Python ones."""
     _nodes, jobs = case
-    compiled = easy_events(jobs)
+    compiled = events(jobs, scheduler)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(backfill, "scan_plain", backfill.scan_python)
+        patch.setattr(backfill, "scan_sets", backfill.scan_sets_python)
         patch.setattr(backfill, "shadow", backfill.shadow_python)
         patch.setattr(easy, "shadow", backfill.shadow_python)
-        assert easy_events(jobs) == compiled
+        assert events(jobs, scheduler) == compiled
