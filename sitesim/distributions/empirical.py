@@ -298,12 +298,8 @@ SAMPLER_BLOCK = 64
 def make_sampler(
     dist: Distribution, rng: np.random.Generator, block: int = SAMPLER_BLOCK
 ) -> Callable[[], Any]:
-    """A zero-argument callable returning one draw, refilled ``block`` draws at a time.
-
-    One vectorised call per block instead of one numpy call per draw: a scalar draw
-    costs a ``pop`` (~0.1 us) instead of ~2-5 us. The block is kept in a typed
-    :class:`array.array` (8 bytes a value, no Python object per value), so a sampler
-    holds about ``8 * block`` bytes.
+    """A zero-argument callable returning one draw of ``dist``, refilled ``block`` draws
+    at a time (:func:`block_sampler`).
 
     The draws are the same stream whatever the block size: every distribution here
     draws value by value from the generator (``random``, ``integers`` on a range below
@@ -311,13 +307,27 @@ def make_sampler(
     so ``sample(rng, 4096)`` equals 64 calls of ``sample(rng, 64)``
     (tests/distributions/test_empirical.py checks it for every shipped table).
     """
+    return block_sampler(lambda size: dist.sample(rng, size), block)
+
+
+def block_sampler(draw_block: Callable[[int], Any], block: int = SAMPLER_BLOCK) -> Callable[[], Any]:
+    """A zero-argument callable returning, one by one, the values ``draw_block(block)``
+    returns, in order, calling it again when they run out.
+
+    One vectorised call per block instead of one numpy call per draw: a scalar draw
+    costs a ``pop`` (~0.1 us) instead of ~1-5 us. The block is kept in a typed
+    :class:`array.array` (8 bytes a value, no Python object per value), so a sampler
+    holds about ``8 * block`` bytes. Same values as scalar calls only where a block of
+    ``block`` draws is the same stream as ``block`` single draws (numpy's ``random``
+    and ``uniform`` are) and nothing else draws from that generator.
+    """
     if block < 1:
         raise InputError("sampler block must be >= 1")
     buf: Any = None  # made on the first draw, when the values' type is known
 
     def refill() -> None:
         nonlocal buf
-        values = np.asarray(dist.sample(rng, block))[::-1]
+        values = np.asarray(draw_block(block))[::-1]
         if buf is None:
             typecode = _ARRAY_TYPECODES.get(values.dtype.str)
             buf = array(typecode) if typecode is not None else []

@@ -152,7 +152,7 @@ class PopulationUser:
 
     __slots__ = (
         "uid", "site", "population", "profile", "when", "what", "estimates", "est_rng", "max_jobs",
-        "_program", "_left", "_current",
+        "_estimate", "_program", "_left", "_current",
     )
 
     def __init__(
@@ -172,6 +172,7 @@ class PopulationUser:
         self.profile = profile
         self.when, self.what, self.est_rng = streams
         self.estimates = estimates
+        self._estimate = estimates.bound(self.est_rng)  # the user's own estimate stream
         self.max_jobs = max_jobs
         self._program = 0
         self._left = 0
@@ -241,7 +242,7 @@ class PopulationUser:
             now,
             size,
             runtime,
-            self.estimates.estimate(runtime, -1, self.est_rng),
+            self._estimate(runtime, -1),
             self.uid,
             waited.id if waited is not None else -1,
             now - waited.end if waited is not None else -1,

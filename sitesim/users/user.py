@@ -59,6 +59,8 @@ class User:
         self.workpool = workpool
         self.estimates = estimates
         self.estimate_rng = estimate_rng
+        #: The estimate model bound to this user's own stream (EstimateModel.bound).
+        self._estimate = estimates.bound(estimate_rng)
         self.max_jobs = max_jobs
 
     def run(self) -> UserGenerator:
@@ -87,7 +89,7 @@ class User:
             now,
             drawn.size,
             drawn.runtime,
-            self.estimates.estimate(drawn.runtime, -1, self.estimate_rng),
+            self._estimate(drawn.runtime, -1),
             self.uid,
             waited.id if waited is not None else -1,
             now - waited.end if waited is not None else -1,

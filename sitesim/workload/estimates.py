@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 
@@ -17,6 +18,9 @@ from sitesim.registry import Registry
 
 if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
     import numpy as np
+
+#: A model's estimate with its generator fixed: (runtime, requested) -> estimate.
+Estimator = Callable[[int, int], int]
 
 
 class EstimateModel(ABC):
@@ -45,6 +49,18 @@ class EstimateModel(ABC):
     @abstractmethod
     def estimate(self, runtime: int, requested: int, rng: np.random.Generator | None) -> int:
         """Estimate in whole seconds; ``requested`` is -1 when unknown."""
+
+    def bound(self, rng: np.random.Generator | None) -> Estimator:
+        """:meth:`estimate` with ``rng`` fixed, for a caller that draws every estimate
+        from a generator of its own (a simulated user: one estimate per job).
+
+        It gives the estimates that calling :meth:`estimate` with ``rng`` job after job
+        would give. A random model may draw ahead in blocks
+        (:func:`sitesim.distributions.empirical.block_sampler`), a pop per job instead
+        of a numpy call, so nothing else may draw from ``rng``.
+        """
+        estimate = self.estimate
+        return lambda runtime, requested: estimate(runtime, requested, rng)
 
 
 ESTIMATE_MODELS: Registry[type[EstimateModel]] = Registry("estimate model", "--estimates", EstimateModel)
@@ -132,7 +148,17 @@ class FactorEstimates(EstimateModel):
         return f"{self.name}:{self._arg}"
 
     def estimate(self, runtime: int, requested: int, rng: np.random.Generator | None) -> int:
-        draw = _generator(self, rng).uniform(1.0, self.factor)
+        return self._scaled(runtime, _generator(self, rng).uniform(1.0, self.factor))
+
+    def bound(self, rng: np.random.Generator | None) -> Estimator:
+        from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
+
+        gen, factor, scaled = _generator(self, rng), self.factor, self._scaled
+        draw = block_sampler(lambda size: gen.uniform(1.0, factor, size))  # same stream as one by one
+        return lambda runtime, requested: scaled(runtime, draw())
+
+    @staticmethod
+    def _scaled(runtime: int, draw: float) -> int:
         return max(runtime, math.ceil(runtime * draw))
 
 
@@ -179,10 +205,19 @@ class MualemFeitelsonEstimates(EstimateModel):
         return self.name if self._arg is None else f"{self.name}:{self._arg}"
 
     def estimate(self, runtime: int, requested: int, rng: np.random.Generator | None) -> int:
-        gen = _generator(self, rng)
-        if gen.random() < self.KILLED_FRACTION:
+        return self._from_uniforms(runtime, _generator(self, rng).random)
+
+    def bound(self, rng: np.random.Generator | None) -> Estimator:
+        from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
+
+        uniform, from_uniforms = block_sampler(_generator(self, rng).random), self._from_uniforms
+        return lambda runtime, requested: from_uniforms(runtime, uniform)
+
+    def _from_uniforms(self, runtime: int, uniform: Callable[[], float]) -> int:
+        """The estimate, given a source of U[0, 1) draws (one or two are taken)."""
+        if uniform() < self.KILLED_FRACTION:
             return max(1, math.floor(0.99 * runtime))
-        u = 1.0 - gen.random()  # U(0, 1]: never divides by zero
+        u = 1.0 - uniform()  # U(0, 1]: never divides by zero
         est = math.ceil(runtime / u)
         if runtime < self.SHORT:
             est *= self.SHORT_FACTOR
@@ -232,5 +267,16 @@ class EmpiricalEstimates(EstimateModel):
         return self._ratio
 
     def estimate(self, runtime: int, requested: int, rng: np.random.Generator | None) -> int:
-        ratio = float(self._distribution().sample(_generator(self, rng)))
+        return self._scaled(runtime, float(self._distribution().sample(_generator(self, rng))))
+
+    def bound(self, rng: np.random.Generator | None) -> Estimator:
+        from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
+
+        gen, scaled = _generator(self, rng), self._scaled
+        # The table is looked up at the first draw: use_tables may come after this.
+        ratio = block_sampler(lambda size: self._distribution().sample(gen, size))
+        return lambda runtime, requested: scaled(runtime, ratio())
+
+    @staticmethod
+    def _scaled(runtime: int, ratio: float) -> int:
         return max(1, math.ceil(runtime * ratio))

@@ -108,3 +108,33 @@ def test_specs_round_trip_and_random_flag() -> None:
     assert not make_estimates("exact").random and not make_estimates("trace").random
     with pytest.raises(ValueError):
         make_estimates("mf").estimate(10, -1, None)
+
+
+@pytest.mark.parametrize("spec", ["exact", "f:2", "f:1000", "mf", "mf:3600", "empirical", "empirical:KTH-SP2"])
+def test_a_bound_model_gives_the_estimates_of_one_call_per_job(spec: str) -> None:
+    """A user's bound model draws ahead in blocks; job by job it must agree with
+    ``estimate`` called with the same generator, across several blocks and with
+    short jobs (mf's x10) and long ones."""
+    runtimes = [1 + (k * 7919) % 20_000 if k % 3 else 1 + k % 89 for k in range(1000)]
+    model = make_estimates(spec)
+    bound = make_estimates(spec).bound(np.random.default_rng(11))
+    rng = np.random.default_rng(11)
+    assert [bound(r, -1) for r in runtimes] == [model.estimate(r, -1, rng) for r in runtimes]
+
+
+def test_a_bound_empirical_model_takes_tables_handed_over_after_binding() -> None:
+    from sitesim.distributions import load_empirical
+
+    tables = load_empirical("KTH-SP2")
+    bound_first = make_estimates("empirical")
+    bound = bound_first.bound(np.random.default_rng(3))
+    bound_first.use_tables(tables)
+    model = make_estimates("empirical")
+    model.use_tables(tables)
+    rng = np.random.default_rng(3)
+    assert [bound(100, -1) for _ in range(200)] == [model.estimate(100, -1, rng) for _ in range(200)]
+
+
+def test_a_random_model_needs_a_generator_to_be_bound() -> None:
+    with pytest.raises(ValueError, match="needs a generator"):
+        make_estimates("f:2").bound(None)
