@@ -30,7 +30,9 @@ Conservative backfilling (``cons``) is timed on the synthetic workload at the
 loop (``scripts/reference_easy.py``: heapq, no SimPy, no output, the same schedule),
 both as whole processes on the same synthetic traces, run alternately so both see the
 same machine, and prints their ratio. A ratio from one run is far more robust than
-times compared across runs on a shared machine.
+times compared across runs on a shared machine. Beside them runs the same loop on
+SimPy's event queue (``reference_easy.py --simpy``): the floor of any SimPy-based
+replay, which splits the ratio into what SimPy costs and what the rest of sitesim does.
 
 jobs/s counts the job records read from the trace (every one is parsed and, unless
 skipped, simulated and written). Each row reports the median of ``--repeat`` runs,
@@ -214,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# compiled twins: {implementations()}")
 
     rows: list[tuple[str, str, int, float, float]] = []
-    ratios: list[tuple[str, int, float, float, float, float, float]] = []
+    ratios: list[tuple[str, int, float, float, float, float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="sitesim-bench-") as tmp:
         workdir = Path(tmp)
         if args.traces is not None and (Path(args.traces) / SDSC).exists():
@@ -254,13 +256,16 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(("interpreter alone: python -c pass, whole process", "-", 0, bare_wall, bare_cpu))
         for scale in compare:
             trace = traces[scale]
-            (ref_wall, ref_cpu), (wall, cpu), (_, quiet_cpu) = time_processes(
+            (ref_wall, ref_cpu), (_, simpy_cpu), (wall, cpu), (_, quiet_cpu) = time_processes(
                 [[sys.executable, str(REFERENCE), str(trace)],
+                 [sys.executable, str(REFERENCE), "--simpy", str(trace)],
                  sitesim_command(trace, "easy", workdir / f"compare-{scale}"),
                  sitesim_command(trace, "easy")],
                 args.repeat,
             )
-            ratios.append((f"synthetic {scale}x", args.jobs * scale, ref_wall, ref_cpu, wall, cpu, quiet_cpu))
+            ratios.append(
+                (f"synthetic {scale}x", args.jobs * scale, ref_wall, ref_cpu, simpy_cpu, wall, cpu, quiet_cpu)
+            )
 
     print("| workload | scheduler | jobs | wall s | jobs/s (wall) | CPU s | jobs/s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -269,15 +274,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {workload} | {scheduler} | {jobs} | {wall:.2f} | {per_wall} | {cpu:.2f} | {per_cpu} |")
     if ratios:
         print()
-        # The ratios are the target's (output written); the last column, sitesim with no
-        # output directory, is for information: what writing the schedule costs.
+        # The ratios are the target's (output written); the SimPy floor and sitesim with no
+        # output directory are for information: what SimPy and writing the schedule cost.
         print("| workload (EASY, whole process) | jobs | reference wall s | reference CPU s"
-              " | sitesim wall s | sitesim CPU s | ratio (wall) | ratio (CPU) | sitesim CPU s, no output |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for workload, jobs, ref_wall, ref_cpu, wall, cpu, quiet_cpu in ratios:
+              " | sitesim wall s | sitesim CPU s | ratio (wall) | ratio (CPU)"
+              " | reference on SimPy CPU s (ratio) | sitesim CPU s, no output |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for workload, jobs, ref_wall, ref_cpu, simpy_cpu, wall, cpu, quiet_cpu in ratios:
             print(
                 f"| {workload} | {jobs} | {ref_wall:.2f} | {ref_cpu:.2f} | {wall:.2f} | {cpu:.2f}"
-                f" | {wall / ref_wall:.2f} | {cpu / ref_cpu:.2f} | {quiet_cpu:.2f} |"
+                f" | {wall / ref_wall:.2f} | {cpu / ref_cpu:.2f} | {simpy_cpu:.2f} ({simpy_cpu / ref_cpu:.2f})"
+                f" | {quiet_cpu:.2f} |"
             )
     print(f"# load averages after: {load()}; median of {args.repeat} runs per row")
     return 0

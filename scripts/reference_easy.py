@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The project's minimal reference EASY replay: a bare heapq loop, no SimPy, no output.
 
-    python scripts/reference_easy.py TRACE.swf[.gz]
+    python scripts/reference_easy.py [--simpy] TRACE.swf[.gz]
 
 What it is for: ``scripts/bench.py --compare`` times this loop and ``sitesim -c TRACE -s
 easy`` on the same trace in the same run, so the ratio measures what the simulator's
@@ -10,6 +10,11 @@ a Python EASY replay must do: read the trace, keep a sorted list of running jobs
 scan the queue once per scheduling instant. It is deliberately small and independent
 of the package (only the standard library), and ``tests/schedulers/test_reference_easy.py``
 checks that it starts every job at the same time as ``sitesim -s easy``.
+
+With ``--simpy`` the same loop takes its instants from SimPy's event queue
+(:func:`simulate_on_simpy`): the least any replay on SimPy, as sitesim's engine is,
+must pay, so that the benchmark can tell what SimPy itself costs over the bare loop
+from what the rest of sitesim costs over SimPy.
 
 The rules it shares with sitesim (docs/replay.md, docs/schedulers.md): size is SWF
 field 5, else field 8; jobs of unknown size or runtime, or larger than the machine
@@ -129,6 +134,106 @@ def simulate(nodes: int, jobs: list[TraceJob]) -> list[int]:
     return starts
 
 
+def simulate_on_simpy(nodes: int, jobs: list[TraceJob]) -> list[int]:
+    """:func:`simulate` with its instants on SimPy's event queue instead of a heap.
+
+    What any replay built on SimPy pays at least: one event per arrival (the next one
+    scheduled as each is processed, as a streaming replay does), one per completion,
+    and one scheduling pass per instant, ordered as sitesim orders them (completions,
+    then arrivals, then the pass); nothing else (no observers, no output). The pass is
+    :func:`simulate`'s, repeated rather than shared on purpose: calling it as a
+    function from the bare loop, once per instant, made that loop 11 % slower, and the
+    bare loop is the yardstick.
+    """
+    import simpy  # only this variant needs it
+
+    env = simpy.Environment()
+    starts = [-1] * len(jobs)
+    running: list[tuple[int, int, int]] = []
+    queue: list[int] = []
+    free = nodes
+    n = len(jobs)
+    pending = False  # this instant's pass is queued
+
+    def at(delay: int, priority: int, callback, value: int) -> None:
+        event = simpy.Event(env)
+        event._ok, event._value = True, value
+        event.callbacks.append(callback)
+        env.schedule(event, priority, delay)
+
+    def request_pass() -> None:
+        nonlocal pending
+        if not pending:
+            pending = True
+            at(0, 2, run_pass, -1)
+
+    def ended(event) -> None:
+        nonlocal free
+        i = event._value
+        size = jobs[i][1]
+        free += size
+        del running[bisect_left(running, (starts[i] + jobs[i][3], i, size))]
+        request_pass()
+
+    def arrive(event) -> None:
+        i = event._value
+        queue.append(i)
+        if i + 1 < n:
+            at(jobs[i + 1][0] - jobs[i][0], 1, arrive, i + 1)
+        request_pass()
+
+    def run_pass(_event) -> None:
+        nonlocal free, pending
+        pending = False
+        now = int(env.now)
+        ends: list[tuple[int, int]] = []  # this pass's completions, queued below
+        k = 0
+        for i in queue:
+            size = jobs[i][1]
+            if size > free:
+                break
+            free -= size
+            _start(i, now, jobs, starts, running, ends)
+            k += 1
+        del queue[:k]
+        if len(queue) >= 2 and free:
+            need = jobs[queue[0]][1]
+            avail = free
+            j = 0
+            while avail < need:
+                shadow, _i, size = running[j]
+                avail += size
+                j += 1
+            while j < len(running) and running[j][0] == shadow:
+                avail += running[j][2]
+                j += 1
+            extra = avail - need
+            picked: list[int] = []
+            for pos in range(1, len(queue)):
+                i = queue[pos]
+                _submit, size, _run, estimate = jobs[i]
+                if size > free:
+                    continue
+                if now + estimate > shadow:
+                    if size > extra:
+                        continue
+                    extra -= size
+                free -= size
+                _start(i, now, jobs, starts, running, ends)
+                picked.append(pos)
+                if free == 0:
+                    break
+            for pos in reversed(picked):
+                del queue[pos]
+        for end, i in ends:
+            at(end - now, 0, ended, i)
+
+    if n:
+        at(jobs[0][0], 1, arrive, 0)
+    env.run()
+    return starts
+
+
 def _start(i: int, now: int, jobs: list[TraceJob], starts: list[int], running: list, ends: list) -> None:
     _submit, size, run, estimate = jobs[i]
     starts[i] = now
@@ -137,11 +242,14 @@ def _start(i: int, now: int, jobs: list[TraceJob], starts: list[int], running: l
 
 
 def main(argv: list[str]) -> int:
+    on_simpy = argv[:1] == ["--simpy"]
+    if on_simpy:
+        argv = argv[1:]
     if len(argv) != 1:
-        print("usage: reference_easy.py TRACE.swf[.gz]", file=sys.stderr)
+        print("usage: reference_easy.py [--simpy] TRACE.swf[.gz]", file=sys.stderr)
         return 2
     nodes, jobs = read_trace(argv[0])
-    simulate(nodes, jobs)
+    (simulate_on_simpy if on_simpy else simulate)(nodes, jobs)
     return 0
 
 

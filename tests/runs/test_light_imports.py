@@ -70,6 +70,6 @@ def test_bench_script_smoke(tmp_path: Path) -> None:
     assert "| 400 |" in rows[3]
     assert rows[3].count("|") == 8
     assert "| cons |" in rows[4]
-    assert rows[5].count("|") == 10  # the ratios, then sitesim without output
+    assert rows[5].count("|") == 11  # the ratios, the SimPy floor, sitesim without output
     assert sum(line.startswith("| start-up") for line in done.stdout.splitlines()) == 1
     assert sum(line.startswith("| interpreter alone") for line in done.stdout.splitlines()) == 1

@@ -44,9 +44,12 @@ def test_reference_loop_starts_every_job_when_sitesim_does(tmp_path: Path, seed:
     expect = sitesim_starts(trace, tmp_path / "out")
     assert len(jobs) == len(expect) > 700
     assert ref.simulate(machine, jobs) == expect
+    assert ref.simulate_on_simpy(machine, jobs) == expect
 
 
 def test_reference_loop_command(tmp_path: Path) -> None:
     trace = stress_trace(tmp_path / "t.swf", n=50)
     assert reference().main([str(trace)]) == 0
+    assert reference().main(["--simpy", str(trace)]) == 0
     assert reference().main([]) == 2
+    assert reference().main(["--simpy"]) == 2
