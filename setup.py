@@ -8,7 +8,7 @@ and ``sitesim.models`` (read with importlib.resources, sitesim/resources.py).
 Two compiled modules (Cython), each the twin of a Python implementation that gives the
 same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
 conservative backfilling's planned schedule in C arrays, and
-``sitesim.schedulers._backfill``, EASY's backfill scan and shadow time. They are
+``sitesim.schedulers._backfill``, EASY's backfill scans and shadow time. They are
 optional: where the compiler fails (no C compiler), the install warns and goes on, and
 the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a

@@ -163,7 +163,7 @@ def backfill(
     # the other serves the timed-run variants, which pass the two sets. Either reads
     # only free and extra nodes, so holding the chosen jobs after it, in the same order,
     # is the same as holding each as it is chosen (a hold changes only the running list
-    # and the chosen job's own phase, which the scan never looks at again).
+    # and the chosen job's own entries, which the scan never looks at again).
     if blocked is None and continuing is None:
         picked, free, extra = scan_plain(queue, first, free, now, end_by, extra)
         for i in picked:
