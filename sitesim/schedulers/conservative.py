@@ -88,7 +88,7 @@ class ConservativeScheduler(Scheduler):
 
     # -- scheduler interface ---------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
-        self.reservations.add(job.size, planned_length(job), now)
+        self.reservations.add(job.size, planned_seconds(job.estimate), now)
         self.queue.append(job)
 
     def job_ended(self, job: Job, now: int) -> None:
@@ -112,5 +112,5 @@ class ConservativeScheduler(Scheduler):
             del queue[p]
         planned = self._planned_end
         for job in starting:
-            planned[job] = now + planned_length(job)
+            planned[job] = now + planned_seconds(job.estimate)
         return starting

@@ -168,9 +168,10 @@ class TimedScheduler(Scheduler):
             pool = self._trials(now, pool)
         if self.queue and pool:
             self.policy.select(self.queue, now, pool)
-        need = sum(job.size for job in starting)
-        if need > free:
-            free = self._kill_for(need, free, now)
+        if starting:  # most passes start nothing: no sum to take
+            need = sum(job.size for job in starting)
+            if need > free:
+                self._kill_for(need, free, now)
         return starting
 
     def _trials(self, now: int, pool: int) -> int:
@@ -180,18 +181,22 @@ class TimedScheduler(Scheduler):
         control = self.control
         if control is None:
             raise RuntimeError("a timed-run scheduler must be bound to a site (Site binds it)")
+        phase, trials, starting = self.phase, self.trials, self._starting
+        started = 0
         for job in self.untried:
             if job.size > pool:
                 waiting.append(job)
                 continue
             pool -= job.size
-            self.phase[job.seq] = TRIAL
-            self.trials.add(job.seq)
+            phase[job.seq] = TRIAL
+            trials.add(job.seq)
             self._hold(job, now + min(trial, job.estimate))
-            self._starting.append(job)
+            starting.append(job)
             control.timer(job, trial)
-            self.counts["trials"] += 1
-            self._note(now, "trial", job)
+            started += 1
+            if self.log is not None:
+                self._note(now, "trial", job)
+        self.counts["trials"] += started
         self.untried = waiting
         return pool
 

@@ -216,9 +216,7 @@ class PopulationUser:
                 now = float(env.now)
                 return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
 
-            batch = yield from submit_batch(
-                site, width, gap, lambda now: self._make_job(now, waited), self.max_jobs
-            )
+            batch = yield from submit_batch(site, width, gap, self._make_job, waited, self.max_jobs)
             if not batch:
                 return False
             waited = waited_for(batch)

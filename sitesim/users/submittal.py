@@ -63,14 +63,18 @@ class BatchSubmittal(SubmittalModel):
         self._gap = tables.sampler("inter_submission", gap_rng)
         self._think = tables.sampler("think_time", think_rng)
 
+    # Clamped with conditionals, not max(): these run once or twice per simulated job.
     def batch_width(self) -> int:
-        return max(1, int(self._width()))
+        width = int(self._width())
+        return width if width > 1 else 1
 
     def gap(self) -> int:
-        return max(0, round(self._gap()))
+        gap = round(self._gap())
+        return gap if gap > 0 else 0
 
     def think(self) -> int:
-        return max(0, round(self._think()))
+        think = round(self._think())
+        return think if think > 0 else 0
 
 
 @SUBMITTAL_MODELS.register

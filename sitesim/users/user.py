@@ -70,8 +70,7 @@ class User:
         while True:
             width = submittal.batch_width()
             batch = yield from submit_batch(
-                self.site, width, submittal.gap, lambda now: self._make_job(now, waited),
-                self.max_jobs,
+                self.site, width, submittal.gap, self._make_job, waited, self.max_jobs
             )
             if not batch:
                 return
@@ -106,10 +105,15 @@ def submit_batch(
     site: Site,
     width: int,
     gap: Callable[[], int],
-    make_job: Callable[[int], Job],
+    make_job: Callable[[int, Job | None], Job],
+    waited: Job | None,
     max_jobs: int | None,
 ) -> Generator[Wait, Any, list[Job]]:
     """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
+
+    Each job is ``make_job(now, waited)``: ``waited`` is the job whose end the user
+    waited for before this batch (None before the first), passed through rather than
+    bound in a closure, which would cost a call per job.
 
     A sub-generator (``yield from``, run by a ``UserProcess``) shared by every kind of user, so that all of
     them submit, stop at the job limit and wait for a batch the same way. ``gap`` is
@@ -126,7 +130,7 @@ def submit_batch(
             yield gap()
         if max_jobs is not None and site.submitted >= max_jobs:
             break
-        job = make_job(int(env.now))
+        job = make_job(int(env._now), waited)  # env.now, without the property's call
         site.submit(job)
         site.watch(job, done)
         batch.append(job)

@@ -131,7 +131,7 @@ def simulate_passes(
                 shapes = iter([(runtime, size) for _, runtime, size in batch])
                 submitted = yield from submit_batch(
                     site, len(batch), lambda: next(gaps),
-                    lambda now, _make=make(uid): _make(now, *next(shapes)), limit,
+                    lambda now, _waited, _make=make(uid): _make(now, *next(shapes)), None, limit,
                 )
             if not submitted:
                 return
