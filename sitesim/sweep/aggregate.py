@@ -26,10 +26,15 @@ GROUP_COLUMNS: tuple[str, ...] = tuple(c for c in CONFIG_COLUMNS if c != "seed")
 
 
 def t_quantile(probability: float, dof: int) -> float:
-    """Student-t quantile (scipy, imported only when intervals are computed)."""
-    from scipy.stats import t
+    """Student-t quantile, imported only when intervals are computed.
 
-    return float(t.ppf(probability, dof))
+    ``scipy.special.stdtrit`` is the function ``scipy.stats.t.ppf`` evaluates, without
+    importing ``scipy.stats`` (0.9 s against 0.3 s on the development machine, paid by
+    every script that summarises a sweep).
+    """
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, probability))
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float | None]:

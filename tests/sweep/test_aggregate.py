@@ -23,6 +23,16 @@ def test_t_quantiles_match_the_table() -> None:
         assert t_quantile(0.975, dof) == pytest.approx(value, abs=1e-3)
 
 
+@pytest.mark.parametrize("probability", [0.9, 0.95, 0.975, 0.995])
+def test_t_quantiles_are_scipy_stats_own(probability: float) -> None:
+    """The light-import quantile is bit for bit the one scipy.stats gives (summaries and
+    their CSVs do not change with the import)."""
+    from scipy.stats import t
+
+    for dof in (1, 2, 3, 5, 9, 29, 100, 1000):
+        assert t_quantile(probability, dof) == float(t.ppf(probability, dof))
+
+
 def test_mean_and_half_width() -> None:
     mean, half = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])
     assert mean == 3.0
