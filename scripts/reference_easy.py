@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The project's minimal reference EASY replay: a bare heapq loop, no SimPy, no output.
+"""The project's minimal reference EASY replay: a bare heapq loop, no output.
 
     python scripts/reference_easy.py [--simpy] TRACE.swf[.gz]
 
@@ -8,13 +8,15 @@ easy`` on the same trace in the same run, so the ratio measures what the simulat
 structure (SimPy events, observers, metrics, writing the schedule) costs over the least
 a Python EASY replay must do: read the trace, keep a sorted list of running jobs, and
 scan the queue once per scheduling instant. It is deliberately small and independent
-of the package (only the standard library), and ``tests/schedulers/test_reference_easy.py``
-checks that it starts every job at the same time as ``sitesim -s easy``.
+of the package (the bare loop uses only the standard library), and
+``tests/schedulers/test_reference_easy.py`` checks that it starts every job at the same
+time as ``sitesim -s easy``.
 
 With ``--simpy`` the same loop takes its instants from SimPy's event queue
-(:func:`simulate_on_simpy`): the least any replay on SimPy, as sitesim's engine is,
-must pay, so that the benchmark can tell what SimPy itself costs over the bare loop
-from what the rest of sitesim costs over SimPy.
+(:func:`simulate_on_simpy`): the least a replay pays that, as sitesim does, puts each
+arrival and each completion on SimPy's queue as an event, so that the benchmark can
+tell what SimPy itself costs over the bare loop from what the rest of sitesim costs
+over SimPy.
 
 The rules it shares with sitesim (docs/replay.md, docs/schedulers.md): size is SWF
 field 5, else field 8; jobs of unknown size or runtime, or larger than the machine
@@ -137,10 +139,12 @@ def simulate(nodes: int, jobs: list[TraceJob]) -> list[int]:
 def simulate_on_simpy(nodes: int, jobs: list[TraceJob]) -> list[int]:
     """:func:`simulate` with its instants on SimPy's event queue instead of a heap.
 
-    What any replay built on SimPy pays at least: one event per arrival (the next one
-    scheduled as each is processed, as a streaming replay does), one per completion,
-    and one scheduling pass per instant, ordered as sitesim orders them (completions,
-    then arrivals, then the pass); nothing else (no observers, no output). The pass is
+    What a replay on SimPy pays at least when each arrival and each completion is an
+    event: one per arrival (the next one scheduled as each is processed, as a streaming
+    replay does), one per completion, and one scheduling pass per instant, ordered as
+    sitesim orders them (completions, then arrivals, then the pass) and run at once,
+    without an event, when nothing else is due at the instant, as sitesim's site runs
+    it; nothing else (no observers, no output). The pass is
     :func:`simulate`'s, repeated rather than shared on purpose: calling it as a
     function from the bare loop, once per instant, made that loop 11 % slower, and the
     bare loop is the yardstick.
@@ -162,10 +166,15 @@ def simulate_on_simpy(nodes: int, jobs: list[TraceJob]) -> list[int]:
         env.schedule(event, priority, delay)
 
     def request_pass() -> None:
+        # As sitesim's site does: the pass runs at once when nothing else is due at
+        # this instant (it would be the very next event), else it is queued last.
         nonlocal pending
         if not pending:
-            pending = True
-            at(0, 2, run_pass, -1)
+            if env.peek() > env.now:
+                run_pass(None)
+            else:
+                pending = True
+                at(0, 2, run_pass, -1)
 
     def ended(event) -> None:
         nonlocal free

@@ -6,7 +6,7 @@ and :func:`~sitesim.schedulers.backfill.shadow_python`.
 Why: on a saturated site the queue is long, and every pass after a job ends walks it for
 backfill candidates and walks the running jobs for the shadow time; in Python that walk
 was a fifth of a 40-user year and two fifths of a 200-user one (docs/performance.md).
-Here each step is a few C comparisons and two attribute reads. The timed-run scan
+Here each step is a few C comparisons and attribute reads. The timed-run scan
 (``scan_sets``) adds two set lookups per candidate; timed:easy's site runs spent about
 a seventh of their time in its Python loop.
 """
@@ -57,7 +57,8 @@ def scan_sets(list queue, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 e
         if seq in blocked:
             continue
         start = job.start if seq in continuing else now
-        # start + estimate > end_by, written so that a huge estimate cannot wrap around.
+        # start + estimate > end_by, written so that a huge estimate cannot wrap around
+        # (start is a time, never negative, so end_by - start cannot either).
         if <i64> job.estimate > end_by - start:
             if size > extra:
                 continue

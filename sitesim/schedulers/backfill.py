@@ -37,7 +37,10 @@ from sitesim.workload.job import Job
 
 #: Running jobs as (expected end, arrival seq, size), kept sorted.
 Running = list[tuple[int, int, int]]
-#: Called for each job chosen, in start order, with its expected end.
+#: Called for each job chosen, in start order, with its expected end. It may change the
+#: running list and the chosen job's own state, never the queue or another job's
+#: membership of the ``blocked``/``continuing`` sets: the scans choose every job of a
+#: pass before the first is held.
 Hold = Callable[[Job, int], None]
 #: Arrival numbers (``job.seq``) of jobs in some state: a set, a dict's keys.
 Seqs = Container[int]
@@ -91,10 +94,11 @@ def easy_pass(
 ) -> list[Job]:
     """One EASY pass: remove from ``queue`` and return, in start order, the jobs to start.
 
-    ``hold(job, expected_end)`` is called as each job is chosen, and must add it to
-    ``running`` (heads are held before the shadow time is computed, so they count in
-    it). A ``blocked`` job cannot be chosen now (it stops the head loop and is skipped
-    as a backfill candidate). A ``continuing`` job is already running: chosen, its
+    ``hold(job, expected_end)`` is called for each job chosen, in start order, and must
+    add it to ``running`` (heads are held before the shadow time is computed, so they
+    count in it; backfilled jobs after the scan, see :data:`Hold`). A ``blocked`` job
+    cannot be chosen now (it stops the head loop and is skipped as a backfill
+    candidate). A ``continuing`` job is already running: chosen, its
     expected end counts from its start (:func:`run_start`), not from ``now``.
     """
     started, _ = easy_pass_settled(queue, free, now, running, hold, blocked=blocked, continuing=continuing)
@@ -160,10 +164,10 @@ def backfill(
     """
     # Two scans, each with a compiled twin (_backfill.pyx): the plain one (no blocked
     # jobs, every start now) is the inner loop of every EASY replay and saturated site;
-    # the other serves the timed-run variants, which pass the two sets. Either reads
-    # only free and extra nodes, so holding the chosen jobs after it, in the same order,
-    # is the same as holding each as it is chosen (a hold changes only the running list
-    # and the chosen job's own entries, which the scan never looks at again).
+    # the other serves the timed-run variants, which pass the two sets. Neither reads
+    # anything a hold changes (they read free and extra nodes, and the sets' entries of
+    # jobs not yet chosen), so holding the chosen jobs after the scan, in the same order,
+    # is the same as holding each as it is chosen.
     if blocked is None and continuing is None:
         picked, free, extra = scan_plain(queue, first, free, now, end_by, extra)
         for i in picked:
@@ -245,7 +249,15 @@ Shadow = Callable[[Running, int, int], tuple[int, int]]
 def _compiled() -> tuple[Scan, ScanSets, Shadow] | None:
     """The compiled twins of the three loops (``_backfill.pyx``), where built and not switched off."""
     module = twin("_backfill")
-    return None if module is None else (module.scan_plain, module.scan_sets, module.shadow)
+    if module is None:
+        return None
+    missing = [name for name in ("scan_plain", "scan_sets", "shadow") if not hasattr(module, name)]
+    if missing:  # an in-place build older than its source (an editable install not rebuilt)
+        raise ImportError(
+            f"{module.__name__} was built from an older _backfill.pyx (it has no {', '.join(missing)}):"
+            " rebuild it (pip install -e .) or set SITESIM_COMPILED=0"
+        )
+    return module.scan_plain, module.scan_sets, module.shadow
 
 
 #: The implementations in use: the compiled ones where they were built (same answers).

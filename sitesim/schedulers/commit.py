@@ -57,7 +57,9 @@ class TimedView(Protocol):
     def expired(self) -> Seqs:
         """Arrival numbers of the jobs running past their trial: committed, they go on."""
 
-    def commit(self, job: Job, end: int) -> None: ...
+    def commit(self, job: Job, end: int) -> None:
+        """Record that the base starts (or continues) ``job``, expected to end at ``end``;
+        a :data:`~sitesim.schedulers.backfill.Hold`, so it changes no other job's state."""
 
 
 class CommitPolicy(ABC):

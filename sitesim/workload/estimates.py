@@ -62,6 +62,11 @@ class EstimateModel(ABC):
         estimate = self.estimate
         return lambda runtime, requested: estimate(runtime, requested, rng)
 
+    def _inherits_estimate(self, owner: type[EstimateModel]) -> bool:
+        """Whether this model's ``estimate`` is ``owner``'s own: a subclass that
+        overrides only ``estimate`` must not be bound to ``owner``'s block draws."""
+        return type(self).estimate is owner.estimate
+
 
 ESTIMATE_MODELS: Registry[type[EstimateModel]] = Registry("estimate model", "--estimates", EstimateModel)
 #: Class decorator: make an estimate model available under its ``name``.
@@ -151,6 +156,8 @@ class FactorEstimates(EstimateModel):
         return self._scaled(runtime, _generator(self, rng).uniform(1.0, self.factor))
 
     def bound(self, rng: np.random.Generator | None) -> Estimator:
+        if not self._inherits_estimate(FactorEstimates):
+            return super().bound(rng)
         from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
 
         gen, factor, scaled = _generator(self, rng), self.factor, self._scaled
@@ -208,6 +215,8 @@ class MualemFeitelsonEstimates(EstimateModel):
         return self._from_uniforms(runtime, _generator(self, rng).random)
 
     def bound(self, rng: np.random.Generator | None) -> Estimator:
+        if not self._inherits_estimate(MualemFeitelsonEstimates):
+            return super().bound(rng)
         from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
 
         uniform, from_uniforms = block_sampler(_generator(self, rng).random), self._from_uniforms
@@ -270,6 +279,8 @@ class EmpiricalEstimates(EstimateModel):
         return self._scaled(runtime, float(self._distribution().sample(_generator(self, rng))))
 
     def bound(self, rng: np.random.Generator | None) -> Estimator:
+        if not self._inherits_estimate(EmpiricalEstimates):
+            return super().bound(rng)
         from sitesim.distributions.empirical import block_sampler  # numpy: site runs only
 
         gen, scaled = _generator(self, rng), self._scaled

@@ -3,7 +3,8 @@ engine's user-side speed-ups (docs/performance.md, "Round 5").
 
 The replays of ``test_schedule_identity.py`` never run a user. These runs do: batch and
 closed users, a job limit that cuts batches short, a preempting scheduler, failing jobs,
-adaptive (moldable) users and a fitted population, each for a few simulated weeks. The
+adaptive (moldable) users and a fitted population, random estimate models, each for a
+few simulated weeks. The
 SHA-256 covers every job record of ``trace.swf`` (submit, wait, runtime, size, the
 dependency fields 17 and 18): a refactor that moves one user's reaction changes it.
 """
@@ -34,8 +35,13 @@ RUNS: dict[str, dict[str, Any]] = {
     "10 users, closed, seed 3": {"users": 10, "submittal": "closed", "scheduler": "easy", "seed": 3, "duration": 30 * DAY},
     "population of 12, easy": {"users": 12, "scheduler": "easy", "population": True},
     "population of 12, cons, 300 jobs": {"users": 12, "scheduler": "cons", "max_jobs": 300, "population": True},
+    # Random estimates, drawn in blocks by each user since round 6 (recorded at d1433a5).
+    "15 users, cons, adaptive, mf": {"users": 15, "scheduler": "cons", "adaptive": 0.3, "estimates": "mf", "duration": 30 * DAY},
+    "20 users, timed:easy, empirical": {"users": 20, "scheduler": "timed:easy", "estimates": "empirical", "duration": 30 * DAY},
+    "population of 12, easy, f:3": {"users": 12, "scheduler": "easy", "estimates": "f:3", "population": True},
 }
-#: SHA-256 of each run's trace.swf without its comment lines, recorded at de2c786.
+#: SHA-256 of each run's trace.swf without its comment lines, recorded at de2c786 (the
+#: last three at d1433a5).
 RECORDED = {
     "default, 60 days":
         "3ad404d296c0ba72187757028b3b1e603f8edce57382df96ce5321d79014009f",
@@ -57,6 +63,12 @@ RECORDED = {
         "73335bf620b8d362cb536b2d2a36c0afb5e43503f8580e0aacfe9bee4c98fbb1",
     "population of 12, cons, 300 jobs":
         "64f4f48fcaca69eeca03d60df31eb726720f679ebbe10c1dcfee4e6cc1a69d95",
+    "15 users, cons, adaptive, mf":
+        "9511efdd8dab810451b1a7bee7e624b76ab4291f9d16c17d072cba4254e62188",
+    "20 users, timed:easy, empirical":
+        "4bdd1bd30a8a486786dba5c5d4b5e12459828cd715e1c9e296cbda634f523b01",
+    "population of 12, easy, f:3":
+        "b95264242ca1aaf70efc969315725ca887b95993e9f45afb7f41e607cc0f0cdd",
 }
 
 

@@ -11,6 +11,7 @@ skipped, saying so; the scheduler tests then run the Python loops.
 from __future__ import annotations
 
 import sys
+import types
 
 import pytest
 from hypothesis import given, settings
@@ -81,9 +82,8 @@ def test_scan_sets_does_not_wrap_around_on_huge_estimates() -> None:
     assert backfill.scan_sets(*case) == backfill.scan_sets_python(*case) == ([], 4, 0)
 
 
-@needs_compiled
-def test_scan_sets_refuses_a_negative_start_as_the_python_scan_does() -> None:
-    for scan in (backfill.scan_sets, backfill.scan_sets_python):
+def test_scan_sets_refuses_a_negative_start() -> None:
+    for scan in {backfill.scan_sets, backfill.scan_sets_python}:  # the twin, where built
         with pytest.raises(ValueError, match="got -1"):
             scan([job(1, 0, 1, 1)], -1, 4, 0, 10, 0, set(), set())
 
@@ -112,6 +112,16 @@ def test_shadow_is_the_python_shadow(case) -> None:
 def test_the_python_loops_are_used_when_the_compiled_module_is_missing(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "sitesim.schedulers._backfill", None)  # import fails
     assert backfill._compiled() is None
+
+
+def test_a_compiled_module_older_than_its_source_says_to_rebuild(monkeypatch) -> None:
+    monkeypatch.delenv("SITESIM_COMPILED", raising=False)
+    stale = types.ModuleType("sitesim.schedulers._backfill")
+    stale.scan_plain = backfill.scan_python  # type: ignore[attr-defined]
+    stale.shadow = backfill.shadow_python  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sitesim.schedulers._backfill", stale)
+    with pytest.raises(ImportError, match=r"older _backfill.pyx \(it has no scan_sets\): rebuild it"):
+        backfill._compiled()
 
 
 def events(jobs: list, scheduler: str) -> list:

@@ -79,3 +79,19 @@ def test_summarize_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["--summarize", str(runs), "--output", str(out)]) == 0
     assert out.read_text().startswith("mode,trace,load_factor,")
     assert main(["--summarize", str(runs), "--metrics", "happiness"]) == 2
+
+
+def test_intervals_do_not_import_scipy_stats() -> None:
+    """The quantile's import is scipy.special, not the much heavier scipy.stats (checked
+    in a fresh interpreter: this test process may have imported it already)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from sitesim.sweep.aggregate import mean_ci\n"
+        "mean_ci([1.0, 2.0, 4.0])\n"
+        "sys.exit(3 if 'scipy.stats' in sys.modules else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

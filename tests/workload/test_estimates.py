@@ -135,6 +135,19 @@ def test_a_bound_empirical_model_takes_tables_handed_over_after_binding() -> Non
     assert [bound(100, -1) for _ in range(200)] == [model.estimate(100, -1, rng) for _ in range(200)]
 
 
+def test_a_subclass_that_overrides_estimate_is_bound_to_its_own() -> None:
+    from sitesim.workload.estimates import EmpiricalEstimates, FactorEstimates, MualemFeitelsonEstimates
+
+    for parent, arg in ((FactorEstimates, "2"), (MualemFeitelsonEstimates, None), (EmpiricalEstimates, None)):
+        class Doubled(parent):  # type: ignore[valid-type, misc]
+            def estimate(self, runtime, requested, rng):
+                return 2 * super().estimate(runtime, requested, rng)
+
+        bound = Doubled(arg).bound(np.random.default_rng(5))
+        model, rng = Doubled(arg), np.random.default_rng(5)
+        assert [bound(r, -1) for r in range(1, 300)] == [model.estimate(r, -1, rng) for r in range(1, 300)]
+
+
 def test_a_random_model_needs_a_generator_to_be_bound() -> None:
     with pytest.raises(ValueError, match="needs a generator"):
         make_estimates("f:2").bound(None)
