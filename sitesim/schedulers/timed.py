@@ -220,7 +220,7 @@ class TimedScheduler(Scheduler):
         self._hold(job, end)
         self._starting.append(job)
 
-    def _kill_for(self, need: int, free: int, now: int) -> int:
+    def _kill_for(self, need: int, free: int, now: int) -> None:
         """Kill expired runs, longest-expired first, until ``need`` nodes are idle."""
         control = self.control
         if control is None:
@@ -235,7 +235,6 @@ class TimedScheduler(Scheduler):
             free += job.size
             self.counts["killed"] += 1
             self._note(now, "kill", job)
-        return free
 
     @property
     def short_job_threshold(self) -> int:
