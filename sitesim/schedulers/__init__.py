@@ -4,7 +4,15 @@ Partitioned machines (:mod:`sitesim.schedulers.partitioned`) compose registered
 policies; they are built by the configuration layer, not looked up by name here.
 """
 
-from sitesim.schedulers import conservative, easy, fcfs, timed  # noqa: F401  (registers the built-in policies)
+from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
+    conservative,
+    easy,
+    easypp,
+    fcfs,
+    multifactor,
+    sjbf,
+    timed,
+)
 from sitesim.schedulers.base import Scheduler, available, make_scheduler, register
 
 __all__ = ["Scheduler", "available", "make_scheduler", "register"]

@@ -212,6 +212,28 @@ def scan_python(queue: list[Job], first: int, free: int, now: int, end_by: int, 
     return picked, free, extra
 
 
+def scan_lengths(
+    candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int, extra: int
+) -> tuple[list[int], int, int]:
+    """The plain backfill scan over ``candidates`` whose planned lengths are ``lengths``
+    (a policy that plans with predictions, not estimates): the positions chosen, in
+    order, and the free and extra nodes left after them."""
+    picked: list[int] = []
+    for i, job in enumerate(candidates):
+        size = job.size
+        if size > free:
+            continue
+        if now + lengths[i] > end_by:
+            if size > extra:
+                continue
+            extra -= size
+        free -= size
+        picked.append(i)
+        if free == 0:
+            break
+    return picked, free, extra
+
+
 def scan_sets_python(
     queue: list[Job], first: int, free: int, now: int, end_by: int, extra: int, blocked: Seqs, continuing: Seqs
 ) -> tuple[list[int], int, int]:
