@@ -5,13 +5,15 @@ submitted by a known user. A trace job is therefore kept only if all of that is 
 (see docs/models.md, "Cleaning"). Rules are applied in order and each excluded job is
 counted under the first rule it breaks, so the report adds up to the trace's size:
 
-1. ``unknown_time``: submit time or wait time unknown (< 0) -- no completion time, so
-   no think time can be measured against it.
-2. ``unknown_user``: user id unknown (< 0) -- cannot be placed in a session.
-3. ``cancelled_before_start``: status 5 with run time <= 0 -- never ran; the user
+1. ``unknown_submit``: submit time unknown (< 0) -- the job cannot be placed in time.
+2. ``unknown_wait``: wait time unknown (< 0) -- no start, so no completion time, and
+   no think time can be measured against it. (A log that records no wait at all gets
+   its starts simulated by ``sitesim fit`` before cleaning: docs/population.md.)
+3. ``unknown_user``: user id unknown (< 0) -- cannot be placed in a session.
+4. ``cancelled_before_start``: status 5 with run time <= 0 -- never ran; the user
    withdrew it, and the simulator has no such jobs.
-4. ``unknown_runtime``: run time unknown (< 0).
-5. ``unknown_size``: neither allocated (field 5) nor requested (field 8) processors
+5. ``unknown_runtime``: run time unknown (< 0).
+6. ``unknown_size``: neither allocated (field 5) nor requested (field 8) processors
    known (> 0).
 
 Jobs with a run time of 0 (finished within the second) are kept: they are real
@@ -29,12 +31,22 @@ from sitesim.workload.swf import STATUS_CANCELLED, SwfRecord
 
 #: Exclusion reasons, in the order they are tested.
 REASONS: tuple[str, ...] = (
-    "unknown_time",
+    "unknown_submit",
+    "unknown_wait",
     "unknown_user",
     "cancelled_before_start",
     "unknown_runtime",
     "unknown_size",
 )
+#: Each reason in the words of an error message (the SWF fields it reads).
+REASON_TEXT: dict[str, str] = {
+    "unknown_submit": "unknown submit time (field 2)",
+    "unknown_wait": "unknown wait time (field 3)",
+    "unknown_user": "unknown user (field 12)",
+    "cancelled_before_start": "cancelled before they started (field 11 is 5, field 4 <= 0)",
+    "unknown_runtime": "unknown run time (field 4)",
+    "unknown_size": "unknown size (fields 5 and 8)",
+}
 
 
 @define(slots=True, frozen=True)
@@ -66,6 +78,10 @@ class CleaningReport:
     excluded: dict[str, int] = field(factory=lambda: {r: 0 for r in REASONS})
     #: Kept jobs whose size came from field 8 because field 5 was unknown.
     size_from_requested: int = 0
+    #: Records with a user (field 12 >= 0), whatever else excludes them: tells a log
+    #: without a user field from one whose jobs all lack something else. Not part of
+    #: :meth:`to_dict` (the tables' provenance keeps its shape).
+    with_user: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,11 +91,26 @@ class CleaningReport:
             "size_from_requested": self.size_from_requested,
         }
 
+    def describe(self) -> str:
+        """The exclusions in words, largest first: ``"5 unknown wait time (field 3), ..."``.
 
-def exclusion_reason(rec: SwfRecord) -> str | None:
-    """The first cleaning rule ``rec`` breaks, or None if it is kept."""
-    if rec.submit_time < 0 or rec.wait_time < 0:
-        return "unknown_time"
+        Why: an error about an unusable log must name the real cause, in the user's
+        terms (the SWF field), not the first rule that happened to be tested.
+        """
+        parts = sorted(((n, r) for r, n in self.excluded.items() if n), key=lambda x: (-x[0], REASONS.index(x[1])))
+        return ", ".join(f"{n:,} {REASON_TEXT[r]}" for n, r in parts) or "none"
+
+
+def exclusion_reason(rec: SwfRecord, *, ignore_wait: bool = False) -> str | None:
+    """The first cleaning rule ``rec`` breaks, or None if it is kept.
+
+    ``ignore_wait``: whether the job would be kept given a start (the jobs whose starts
+    ``sitesim fit`` simulates for a log without wait times).
+    """
+    if rec.submit_time < 0:
+        return "unknown_submit"
+    if rec.wait_time < 0 and not ignore_wait:
+        return "unknown_wait"
     if rec.user_id < 0:
         return "unknown_user"
     if rec.status == STATUS_CANCELLED and rec.run_time <= 0:
@@ -97,6 +128,7 @@ def clean_records(records: Iterable[SwfRecord]) -> tuple[list[TraceJob], Cleanin
     jobs: list[TraceJob] = []
     for rec in records:
         report.total += 1
+        report.with_user += rec.user_id >= 0
         reason = exclusion_reason(rec)
         if reason is not None:
             report.excluded[reason] += 1

@@ -155,6 +155,8 @@ def load_table(path: str | Path) -> dict[str, RuntimeFunction]:
                 sizes[n] = max(1, round(r))
     except UnicodeDecodeError as exc:
         raise InputError(f"not a text file ({exc.reason})", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read moldable table: {exc.strerror or exc}", path=path) from None
     if not rows:
         raise InputError("no applications in the table", path=path)
     return {

@@ -27,8 +27,12 @@ def _save(fig: object, out: str | os.PathLike[str]) -> None:
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise InputError("output must end in .png, .svg or .pdf", path=str(path), field="-o")
     tmp = path.with_name(f".{path.name}.part{path.suffix}")
-    fig.savefig(tmp, dpi=130)  # type: ignore[attr-defined]
-    os.replace(tmp, path)
+    try:
+        fig.savefig(tmp, dpi=130)  # type: ignore[attr-defined]
+        os.replace(tmp, path)
+    except OSError as exc:  # name the path the user gave, not the staging file
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write the picture: {exc.strerror or exc}", path=str(out)) from None
 
 
 def gantt(trace: str | os.PathLike[str], out: str | os.PathLike[str], start: int | None, end: int | None) -> int:

@@ -9,7 +9,10 @@ created and the fit failed):
   number of users, so ``sitesim --site DIR/site.toml -s easy`` simulates that site.
 
 A log that cannot be fitted gets one line naming the file and the reason: no job
-records, no usable jobs, no user field, fewer than :data:`MIN_USERS` users.
+records, no user field, no usable jobs (with the count of each cleaning exclusion),
+fewer than :data:`MIN_USERS` users with usable jobs, or every usable job submitted at
+one instant (no duration). Any log that passes writes a site that runs: sparse
+observations fall back to pooled ones (:mod:`sitesim.users.population`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from attrs import define
 
-from sitesim.analysis.cleaning import clean_records
+from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.profiles import build_population_table
 from sitesim.analysis.tables import build_table, write_table
@@ -31,7 +34,7 @@ from sitesim.exits import run_command
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.workload.calendar import Clock
-from sitesim.workload.swf import SwfReader
+from sitesim.workload.swf import SwfHeader, SwfReader
 
 #: Fewer distinct users than this is not a population.
 MIN_USERS = 3
@@ -50,22 +53,36 @@ class FitSummary:
     complete: bool
 
 
+def _read(path: Path, skip_malformed: bool) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
+    with SwfReader(path, skip_malformed=skip_malformed) as reader:
+        jobs, report = clean_records(reader)
+        return jobs, report, reader.header
+
+
 def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malformed: bool = False) -> FitSummary:
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}."""
     path = Path(log)
     where = str(path)
-    with SwfReader(path, skip_malformed=skip_malformed) as reader:
-        jobs, report = clean_records(reader)
-        header = reader.header
+    jobs, report, header = _read(path, skip_malformed)
     if report.total == 0:
         raise InputError("no job records: nothing to fit", path=where)
-    if report.excluded["unknown_user"] == report.total - report.excluded["unknown_time"]:
+    if report.with_user == 0:
         raise InputError("no user field (field 12 is -1 for every job): users cannot be fitted", path=where)
     if not jobs:
-        raise InputError("no usable jobs after cleaning (docs/models.md, Cleaning)", path=where)
+        raise InputError(
+            f"no usable jobs after cleaning: all {report.total:,} excluded, {report.describe()}"
+            " (docs/models.md, Cleaning)",
+            path=where,
+        )
     users = len({j.user for j in jobs})
     if users < MIN_USERS:
-        raise InputError(f"only {users} user(s): too few to fit a population (need {MIN_USERS})", path=where)
+        raise InputError(
+            f"only {users} user(s) with usable jobs: too few to fit a population (need {MIN_USERS})", path=where
+        )
+    if max(j.submit for j in jobs) <= min(j.submit for j in jobs):
+        raise InputError(
+            f"all {len(jobs)} usable jobs were submitted at one instant: no duration to fit", path=where
+        )
     name = name or path.name.split(".swf")[0]
     machine = header.machine_size() or max(j.size for j in jobs)
     clock = Clock.from_header(header)

@@ -44,7 +44,12 @@ from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 
 FORMAT = "sitesim-population"
-
+#: What a quantity falls back to when no user of the log observed it at all (a tiny
+#: log: every batch of width 1, no batch continued, every user one session). The
+#: pooled observations are then empty, and a draw from nothing has no meaning:
+#: a gap or a think time of 0 s (the next job at once), and no absence, so a user
+#: holds no further session in its visit (as every user of such a log did).
+UNOBSERVED: dict[str, tuple[Any, ...]] = {"gaps_operational": (0.0,), "thinks": (0.0,), "absences": ()}
 
 
 @define(slots=True, frozen=True)
@@ -110,6 +115,9 @@ class FittedPopulation:
         pooled["runs"] = tuple(job(r) for r in pooled["runs"])
         if not pooled["widths"] or not pooled["runs"]:
             raise ValueError("no batches or jobs")
+        for key, default in UNOBSERVED.items():
+            if not pooled[key]:
+                pooled[key] = default
 
         def own(user: dict[str, Any], key: str, convert: Any) -> tuple[Any, ...]:
             values = user[key]
@@ -191,6 +199,8 @@ class PopulationUser:
             while True:
                 if not (yield from self._session()):
                     return
+                if not p.absences:  # no user of the log came back (UNOBSERVED)
+                    break
                 now = float(env.now)
                 # The absence is laid down in operational time of the weekly cycle.
                 nxt = self.population.warp.after(now, _pick(p.absences, self.when.random()))

@@ -27,8 +27,8 @@ def rec(**kw) -> SwfRecord:
         ({}, None),
         ({"run_time": 0}, None),
         ({"status": 5, "run_time": 30}, None),  # cancelled while running: it ran
-        ({"submit_time": -1}, "unknown_time"),
-        ({"wait_time": -1}, "unknown_time"),
+        ({"submit_time": -1}, "unknown_submit"),
+        ({"wait_time": -1}, "unknown_wait"),
         ({"user_id": -1}, "unknown_user"),
         ({"status": 5, "run_time": -1}, "cancelled_before_start"),
         ({"status": 5, "run_time": 0}, "cancelled_before_start"),
@@ -48,6 +48,25 @@ def test_size_falls_back_to_requested_and_report_adds_up() -> None:
     assert report.size_from_requested == 1
     assert report.total == 3 and report.kept == 2
     assert report.kept + sum(report.excluded.values()) == report.total
+
+
+def test_report_names_each_reason_with_its_field_largest_first() -> None:
+    records = [rec(job_number=i, wait_time=-1) for i in range(3)] + [rec(job_number=9, user_id=-1, wait_time=-1)]
+    records.append(rec(job_number=10, status=5, run_time=0))
+    jobs, report = clean_records(records)
+    assert not jobs and report.with_user == 4
+    assert report.excluded["unknown_wait"] == 4 and report.excluded["cancelled_before_start"] == 1
+    assert report.describe() == (
+        "4 unknown wait time (field 3), 1 cancelled before they started (field 11 is 5, field 4 <= 0)"
+    )
+    assert "with_user" not in report.to_dict()  # the tables' provenance keeps its shape
+    assert clean_records([rec()])[1].describe() == "none"
+
+
+def test_ignore_wait_keeps_what_a_simulated_start_would_make_usable() -> None:
+    assert exclusion_reason(rec(wait_time=-1), ignore_wait=True) is None
+    assert exclusion_reason(rec(wait_time=-1, run_time=-1), ignore_wait=True) == "unknown_runtime"
+    assert exclusion_reason(rec(wait_time=-1, submit_time=-1), ignore_wait=True) == "unknown_submit"
 
 
 def test_analyze_trace_reads_swf_and_hashes_uncompressed(tmp_path: Path) -> None:

@@ -132,3 +132,24 @@ def test_users_are_light() -> None:
     per_user = (tracemalloc.get_traced_memory()[0] - before) / 2000
     tracemalloc.stop()
     assert per_user < 8_000, f"{per_user:.0f} bytes per registered user"
+
+
+def test_quantities_no_user_observed_fall_back_to_the_documented_defaults() -> None:
+    # every user of the log: one session of one batch of one job (no gap, no think
+    # time, no absence anywhere): the pooled observations are empty too
+    data = table()
+    data["users"] = [
+        {"user": k, "arrival": k * 3600, "span": 0, "jobs": 1, "widths": [1], "gaps_operational": [],
+         "thinks": [], "absences": [], "runs": [[2, 600, 1]], "continue_offset": 0.0}
+        for k in (1, 2, 3)
+    ]
+    pop = FittedPopulation.from_dict(data, largest=16)
+    for p in pop.profiles:
+        assert p.gaps == (0.0,) and p.thinks == (0.0,) and p.absences == ()
+    site, users = run(3, data, days=2)
+    jobs = site.jobs  # type: ignore[attr-defined]
+    # each user holds one session (no absence to come back after) and leaves
+    for u in users:
+        mine = sorted(j.submit for j in jobs if j.user == u.uid)
+        assert mine and mine[0] == u.profile.arrival
+        assert mine[-1] - mine[0] < 3600 * 24
