@@ -7,11 +7,13 @@ machine and the scheduler, the run's metrics, the optional event log, any extra
 observers the caller attaches, and the SWF schedule writer when there is an output
 directory. The summary takes the scheduler's own report through its one hook
 (:meth:`~sitesim.schedulers.base.Scheduler.report`), never by asking which class it is.
+A run whose users are simulated (site-level runs, replays with feedback) also keeps a
+:class:`~sitesim.metrics.productivity.ProductivityRecorder` that its users report to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ import simpy
 from sitesim.engine.eventlog import EventLog
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
+from sitesim.metrics.productivity import ProductivityRecorder
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.progress import run_with_progress, wanted
@@ -54,6 +57,14 @@ class RunAssembly:
         for observer in observers:
             self.site.observe(observer)
         self.writer: ScheduleWriter | None = None
+        #: The users' sessions, when users are simulated (:meth:`record_productivity`).
+        self.recorder: ProductivityRecorder | None = None
+
+    def record_productivity(self, shift: int) -> ProductivityRecorder:
+        """A recorder for the users' sessions; ``shift``: seconds from a local midnight to
+        time 0 (``Clock.unix_start + Clock.offset``), so its days are calendar days."""
+        self.recorder = ProductivityRecorder(shift)
+        return self.recorder
 
     def write_schedule(self, out: Path, name: str, header: list[str], stack: ExitStack) -> OutputDir:
         """Stream the schedule as SWF to ``out/name``; returns the staged output
@@ -76,7 +87,25 @@ class RunAssembly:
         """End the observation window at ``end`` (default: the last completion), flush
         the schedule; returns the system summary and the scheduler's own report."""
         self.metrics.close(end)
+        if self.recorder is not None:  # sessions in progress are cut where the window ends
+            self.recorder.close(self.metrics.end)
         if self.writer is not None:
             self.writer.close()
         summary: dict[str, Any] = self.metrics.system_summary()
         return summary, self.scheduler.report(self.metrics.window)
+
+    def productivity(
+        self, users: Mapping[int, Mapping[str, Any]]
+    ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+        """After :meth:`close`: the ``productivity`` section, and ``users`` (the per-user
+        summaries) with each recorded user's own under ``productivity``. Completed jobs
+        are the run metrics' (jobs that ended), by user."""
+        if self.recorder is None:
+            raise RuntimeError("this run records no productivity (no simulated users)")
+        completed = {user: stats.completed for user, stats in self.metrics.users.items()}
+        per_user = self.recorder.user_summaries(completed)
+        merged = {
+            user: {**s, "productivity": per_user[user]} if user in per_user else dict(s)
+            for user, s in users.items()
+        }
+        return self.recorder.summary(completed), merged

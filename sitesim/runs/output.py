@@ -17,6 +17,10 @@ from sitesim.workload.files import atomic_text_write
 
 USER_HEADER = "#uid load av-util av-resp av-wait av-sld num_jobs complete model wp"
 SYSTEM_HEADER = "#sid load av-util av-resp av-wait av-sld num_jobs complete policy num_usr"
+#: User productivity (docs/metrics.md), after Table 2: per user, then the site's line.
+_PRODUCTIVITY = "sessions completed av-batches av-jobs av-hours long-end jobs/day active-days"
+PRODUCTIVITY_USER_HEADER = f"#puid {_PRODUCTIVITY}"
+PRODUCTIVITY_SYSTEM_HEADER = f"#psid {_PRODUCTIVITY} num_usr"
 
 
 def _common(s: Mapping[str, Any]) -> str:
@@ -35,6 +39,30 @@ def user_line(uid: int, s: Mapping[str, Any], model: str, workpool: str) -> str:
 def system_line(s: Mapping[str, Any], policy: str, users: int, sid: int = 1) -> str:
     """The ``#sid`` line of Table 2."""
     return f"{sid} {_common(s)} {policy} {users}"
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def productivity_line(key: int, p: Mapping[str, Any], users: int | None = None) -> str:
+    """A ``#puid`` line (``key`` the user), or with ``users`` the ``#psid`` line; ``-``
+    where no session was completed (or no day was active)."""
+    line = (
+        f"{key} {p['sessions_started']} {p['sessions_completed']} {_figure(p['batches_per_session'])}"
+        f" {_figure(p['jobs_per_session'])} {_figure(p['mean_session_hours'])}"
+        f" {_figure(p['ended_after_long_response'])} {_figure(p['jobs_per_active_day'])}"
+        f" {p['active_days']}"
+    )
+    return line if users is None else f"{line} {users}"
+
+
+def productivity_lines(system: Mapping[str, Any], users: Mapping[int, Mapping[str, Any]] | None = None) -> list[str]:
+    """The ``#puid`` lines of ``users`` (if given), then the ``#psid`` line of ``system``."""
+    lines = []
+    if users is not None:
+        lines = [PRODUCTIVITY_USER_HEADER, *(productivity_line(u, p) for u, p in users.items())]
+    return [*lines, PRODUCTIVITY_SYSTEM_HEADER, productivity_line(1, system, system["users"])]
 
 
 def summary_document(kind: str, config: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:

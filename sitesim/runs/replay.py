@@ -1,4 +1,9 @@
-"""A conventional simulation: replay an SWF trace, open model, under one scheduler."""
+"""A conventional simulation: replay an SWF trace, open model, under one scheduler.
+
+A plain replay has no simulated users, so its summary has no ``productivity`` section;
+a replay with feedback has one, measured from the recorded users' sessions as they
+are replayed (docs/metrics.md, "User productivity").
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,14 @@ from sitesim.limits import MAX_NODES, check_range
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.assembly import RunAssembly
-from sitesim.runs.output import SYSTEM_HEADER, summary_document, system_line, write_json, write_text
+from sitesim.runs.output import (
+    SYSTEM_HEADER,
+    productivity_lines,
+    summary_document,
+    system_line,
+    write_json,
+    write_text,
+)
 from sitesim.runs.policy import build_scheduler, check_machine, check_policy, partitioned_nodes
 from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
@@ -28,6 +40,7 @@ from sitesim.workload.swf import SwfReader
 if TYPE_CHECKING:  # numpy, moldable jobs and the feedback replay: only runs that use them
     import numpy as np
 
+    from sitesim.metrics.productivity import ProductivityRecorder
     from sitesim.moldable.replace import MoldableSpec, Replacement
 
 DEFAULT_NODES = 128
@@ -89,6 +102,9 @@ class ReplayResult:
     report: dict[str, Any] = field(factory=dict)
     #: The replaced jobs (docs/moldable.md); None without ``config.moldable``.
     replacement: Replacement | None = field(default=None, repr=False)
+    #: The recorded users' productivity (replay with feedback; docs/metrics.md), each
+    #: user's in ``users``; None in a plain replay, which simulates no users.
+    productivity: dict[str, Any] | None = None
 
     @property
     def partitions(self) -> dict[str, Any]:
@@ -108,6 +124,13 @@ class ReplayResult:
     def system_line(self) -> str:
         return system_line(self.summary, self.policy, len(self.users))
 
+    def stats(self) -> list[str]:
+        """``stats.txt``: the ``#sid`` line, and with feedback the ``#psid`` line."""
+        lines = [SYSTEM_HEADER, self.system_line()]
+        if self.productivity is not None:
+            lines += productivity_lines(self.productivity)
+        return lines
+
     @property
     def policy(self) -> str:
         """Table 2's policy column: the scheduler, or ``partitioned``."""
@@ -125,6 +148,7 @@ class ReplayResult:
                 "trace_jobs": self.counts,
                 "violations": self.violations,
                 **self.report,
+                **({} if self.productivity is None else {"productivity": self.productivity}),
             },
         )
 
@@ -148,8 +172,10 @@ def _job_source(
     estimates: EstimateModel,
     rng: np.random.Generator | None,
     shaper: Replacement | None = None,
+    recorder: ProductivityRecorder | None = None,
 ) -> TraceReplay:
-    """The open-model replay, or with ``config.feedback`` the closed-loop one."""
+    """The open-model replay, or with ``config.feedback`` the closed-loop one, whose
+    users report their sessions to ``recorder``."""
     failures = config.failures == "trace"
     if config.feedback is None:
         return TraceReplay(
@@ -160,7 +186,7 @@ def _job_source(
 
     return FeedbackReplay(
         site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
-        session_starts=config.feedback, shaper=shaper,
+        session_starts=config.feedback, shaper=shaper, recorder=recorder,
     )
 
 
@@ -223,25 +249,36 @@ def run_replay(
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             ]
             staged = run.write_schedule(out, "schedule.swf", header, stack)
-        replay = _job_source(config, run.site, reader, estimates, rng, shaper)
+        recorder = None
+        if config.feedback is not None:  # the calendar (and numpy) only for users
+            from sitesim.workload.calendar import Clock
+
+            clock = Clock.from_header(reader.header)
+            recorder = run.record_productivity(clock.unix_start + clock.offset)
+        replay = _job_source(config, run.site, reader, estimates, rng, shaper, recorder)
         replay.start()
         run.run(progress=progress)
         summary, report = run.close()
         if replay.counts.submitted == 0:
             raise InputError(_nothing_replayed(replay.counts), path=config.trace)
         violations.close()
+        users: dict[int, dict[str, Any]] = dict(run.metrics.user_summaries())
+        productivity = None
+        if recorder is not None:
+            productivity, users = run.productivity(users)
         result = ReplayResult(
             config=config,
             nodes=nodes,
             summary=summary,
-            users=run.metrics.user_summaries(),
+            users=users,
             counts=attrs.asdict(replay.counts),
             metrics=run.metrics,
             violations=violations.summary(),
             report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
             replacement=shaper,
+            productivity=productivity,
         )
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())
-            write_text(staged.path("stats.txt"), [SYSTEM_HEADER, result.system_line()])
+            write_text(staged.path("stats.txt"), result.stats())
     return result

@@ -10,7 +10,10 @@ Run control (docs/site-level.md):
   counts node-seconds used up to the end, whatever job they belong to. The same rule
   holds for every scheduler, so runs are comparable;
 - the SWF trace lists every submitted job, unfinished ones included (see
-  :func:`sitesim.workload.schedule.job_record`).
+  :func:`sitesim.workload.schedule.job_record`);
+- every user reports its sessions and batches to the run's
+  :class:`~sitesim.metrics.productivity.ProductivityRecorder`: the ``productivity``
+  section of the summary, and each user's (docs/metrics.md, "User productivity").
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
     SYSTEM_HEADER,
     USER_HEADER,
+    productivity_lines,
     summary_document,
     system_line,
     user_line,
@@ -140,6 +144,8 @@ class SiteResult:
     summary: dict[str, Any]
     users: dict[int, dict[str, Any]]
     metrics: RunMetrics = field(repr=False)
+    #: The users' productivity (docs/metrics.md); each user's is in ``users``.
+    productivity: dict[str, Any] = field(factory=dict)
 
     def table(self) -> list[str]:
         """The paper's Table 2: ``#uid`` lines, then the ``#sid`` line."""
@@ -150,6 +156,12 @@ class SiteResult:
         lines += [SYSTEM_HEADER, system_line(self.summary, c.scheduler, c.users)]
         return lines
 
+    def stats(self) -> list[str]:
+        """``stats.txt``: :meth:`table`, then the users' productivity (``#puid`` lines and
+        the ``#psid`` line)."""
+        per_user = {u: s["productivity"] for u, s in self.users.items() if "productivity" in s}
+        return [*self.table(), *productivity_lines(self.productivity, per_user)]
+
     def document(self) -> dict[str, Any]:
         config = attrs.asdict(self.config)
         if config["population"] is None:  # the paper's sites keep their summary bytes
@@ -157,7 +169,11 @@ class SiteResult:
         return summary_document(
             "site",
             config,
-            {"system": self.summary, "users": {str(u): s for u, s in self.users.items()}},
+            {
+                "system": self.summary,
+                "users": {str(u): s for u, s in self.users.items()},
+                "productivity": self.productivity,
+            },
         )
 
 
@@ -225,10 +241,15 @@ def run_site(
     # machine, or the largest partition).
     largest = scheduler.largest_job
     clock = DEFAULT_CLOCK
+    population = None
     if config.population is not None:
         population = FittedPopulation.load(config.population, largest)
         clock = population.clock
-        populate(site, population, config.users, config.seed, estimates, max_jobs=config.max_jobs)
+    recorder = run.record_productivity(clock.unix_start + clock.offset)
+    if population is not None:
+        populate(
+            site, population, config.users, config.seed, estimates, max_jobs=config.max_jobs, recorder=recorder
+        )
     adaptive = adaptive_users(config.users, config.adaptive)
     adaptive_user = make_adaptive_factory(site, config.moldable_policy, largest) if adaptive else User
     for uid, (sub_rng, pool_rng, est_rng) in enumerate(
@@ -242,6 +263,7 @@ def run_site(
             estimates,
             est_rng,
             max_jobs=config.max_jobs,
+            sessions=recorder.log(uid),
         )
         UserProcess(site, user.run())
     with ExitStack() as stack:
@@ -257,8 +279,9 @@ def run_site(
         users = run.metrics.user_summaries()
         if adaptive:
             summary["adaptive"] = adaptive_summary(users, adaptive)
-        result = SiteResult(config, summary, users, run.metrics)
+        productivity, with_sessions = run.productivity(users)
+        result = SiteResult(config, summary, with_sessions, run.metrics, productivity)
         if staged is not None:
             write_json(staged.path("summary.json"), result.document())
-            write_text(staged.path("stats.txt"), result.table())
+            write_text(staged.path("stats.txt"), result.stats())
     return result

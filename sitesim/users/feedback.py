@@ -15,6 +15,12 @@ produced it reproduces that run's schedule exactly: same batches, same think tim
 same completions, hence the same submit times; jobs submitted at one instant go in
 job-number order, which is the site-level run's arrival order.
 
+The recorded users' sessions (:class:`~sitesim.users.recorded.RecordedSession`) are
+reported to a :class:`~sitesim.metrics.productivity.ProductivityRecorder` when one is
+given: a session starts at its first submission and is completed when its last batch
+ended, which is when the recording says the user went home (docs/metrics.md, "User
+productivity").
+
 Memory: unlike the conventional replay, the whole trace is held (a job's submit time
 is only known once its dependency ends), a few hundred bytes per job.
 """
@@ -30,6 +36,7 @@ import attrs
 from sitesim.engine.events import SUBMISSION, At
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
+from sitesim.metrics.productivity import ProductivityRecorder
 from sitesim.users.recorded import FeedbackCounts, RecordedBatch, plan_batches
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
@@ -53,11 +60,14 @@ class FeedbackReplay(TraceReplay):
         estimates: EstimateModel,
         *,
         session_starts: str = "absolute",
+        recorder: ProductivityRecorder | None = None,
         **options: Any,
     ) -> None:
-        """``options`` are the conventional replay's (load_factor, rng, failures, shaper)."""
+        """``options`` are the conventional replay's (load_factor, rng, failures, shaper);
+        ``recorder`` hears of the users' sessions and batches."""
         super().__init__(site, reader, estimates, **options)
         self.session_starts = session_starts
+        self.recorder = recorder
         self.feedback = FeedbackCounts(session_starts=session_starts)
         #: Jobs due for submission: (time, job number, tie-breaker, job, its batch).
         self._due: list[tuple[int, int, int, Job, RecordedBatch]] = []
@@ -105,6 +115,13 @@ class FeedbackReplay(TraceReplay):
         """``batch`` has ended: its dependents start their offsets from now."""
         now = int(self.site.env.now)
         waited = batch.last
+        session = batch.session
+        if self.recorder is not None and session is not None and waited is not None:
+            assert session.record is not None
+            self.recorder.batch_ended(session.record, now, len(batch.jobs), waited.end - waited.submit)
+            session.open -= 1
+            if session.open == 0:
+                self.recorder.complete(session.record, now)
         for dependent in batch.dependents:
             for job, offset in zip(dependent.jobs, dependent.offsets, strict=True):
                 self._push(now + offset, job, dependent, waited)
@@ -134,6 +151,7 @@ class FeedbackReplay(TraceReplay):
         now = int(self.site.env.now)
         due = self._due
         counts = self.counts
+        recorder = self.recorder
         while due and due[0][0] <= now:
             _, _, _, job, batch = heapq.heappop(due)
             if batch.session_start and job is batch.jobs[0]:
@@ -145,6 +163,9 @@ class FeedbackReplay(TraceReplay):
             self.site.submit(job)
             self._batch_of[job.seq] = batch
             counts.submitted += 1
+            session = batch.session
+            if recorder is not None and session is not None and session.record is None:
+                session.record = recorder.open(session.user, now)
         if due:
             time = due[0][0]
             self._wake = At(self.site.env, time - now, SUBMISSION, self._submit_due)

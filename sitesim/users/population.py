@@ -38,6 +38,7 @@ from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.engine.process import UserGenerator, UserProcess, Wait
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
+from sitesim.metrics.productivity import ProductivityRecorder, SessionLog
 from sitesim.users.user import submit_batch, waited_for
 from sitesim.workload.calendar import Clock, Warp
 from sitesim.workload.estimates import EstimateModel
@@ -160,7 +161,7 @@ class PopulationUser:
 
     __slots__ = (
         "uid", "site", "population", "profile", "when", "what", "estimates", "est_rng", "max_jobs",
-        "_estimate", "_program", "_left", "_current",
+        "_estimate", "_program", "_left", "_current", "sessions",
     )
 
     def __init__(
@@ -173,6 +174,7 @@ class PopulationUser:
         estimates: EstimateModel,
         *,
         max_jobs: int | None = None,
+        sessions: SessionLog | None = None,
     ) -> None:
         self.uid = uid
         self.site = site
@@ -185,6 +187,8 @@ class PopulationUser:
         self._program = 0
         self._left = 0
         self._current: tuple[int, int, int] = (1, 1, 1)
+        #: Where the user reports its sessions (docs/metrics.md, "User productivity").
+        self.sessions = sessions
 
     def run(self) -> UserGenerator:
         """Arrive, hold sessions until departure; repeat one log-length later."""
@@ -226,7 +230,9 @@ class PopulationUser:
                 now = float(env.now)
                 return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
 
-            batch = yield from submit_batch(site, width, gap, self._make_job, waited, self.max_jobs)
+            batch = yield from submit_batch(
+                site, width, gap, self._make_job, waited, self.max_jobs, self.sessions
+            )
             if not batch:
                 return False
             waited = waited_for(batch)
@@ -235,6 +241,8 @@ class PopulationUser:
             if len(batch) < width:
                 return False
             if not go_on:
+                if self.sessions is not None:
+                    self.sessions.ended(waited.end)
                 return True
             yield think
 
@@ -266,8 +274,10 @@ def populate(
     estimates: EstimateModel,
     *,
     max_jobs: int | None = None,
+    recorder: ProductivityRecorder | None = None,
 ) -> list[PopulationUser]:
-    """Start ``users`` users resampled from the population's profiles."""
+    """Start ``users`` users resampled from the population's profiles (reporting their
+    sessions to ``recorder`` if given)."""
     root = np.random.SeedSequence(seed)
     order_seq, users_seq = root.spawn(2)
     order = np.random.default_rng(order_seq).permutation(len(population.profiles))
@@ -275,7 +285,10 @@ def populate(
     for k, child in enumerate(users_seq.spawn(users)):
         streams = tuple(np.random.default_rng(s) for s in child.spawn(3))
         profile = population.profiles[int(order[k % len(order)])]
-        user = PopulationUser(k + 1, site, population, profile, streams, estimates, max_jobs=max_jobs)
+        sessions = recorder.log(k + 1) if recorder is not None else None
+        user = PopulationUser(
+            k + 1, site, population, profile, streams, estimates, max_jobs=max_jobs, sessions=sessions
+        )
         UserProcess(site, user.run())
         started.append(user)
     return started

@@ -17,7 +17,10 @@ time. This module only works out that structure, from one of two sources:
   previous batch; its jobs keep their recorded offsets from that batch's last
   completion (the think time, then the gaps between the batch's submissions).
 
-A session start is, with ``session_starts="absolute"`` (the default), a root: the user
+A session is a batch that waits for nothing, or starts a session by the rules above,
+and the batches that (transitively) wait for it; its productivity (docs/metrics.md,
+"User productivity") is counted as the replay runs. A session start is, with
+``session_starts="absolute"`` (the default), a root: the user
 comes back at the recorded clock time whatever happened to the previous session --
 session gaps in the archive logs are mostly overnight and weekend absences (median
 6-10 h), driven by the clock, not by the previous batch's end. With ``"gap"`` it waits
@@ -34,6 +37,7 @@ from attrs import define, field
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import SESSION_THRESHOLD, job_roles
 from sitesim.errors import InputError
+from sitesim.metrics.productivity import Session
 from sitesim.workload.job import Job
 
 #: What a session start is anchored to (see the module docstring).
@@ -41,6 +45,17 @@ SESSION_STARTS: tuple[str, ...] = ("absolute", "gap")
 #: Where the dependencies came from.
 FROM_TRACE = "trace fields 17/18"
 DERIVED = "derived (session rules)"
+
+
+@define(slots=True, eq=False)
+class RecordedSession:
+    """A session of recorded batches: one user's batches from a session start on."""
+
+    user: int
+    #: Batches of the session not yet ended (all of them before the run).
+    open: int = 0
+    #: The session as the run lived it, from its first submission (run state).
+    record: Session | None = None
 
 
 @define(slots=True, eq=False)
@@ -57,8 +72,11 @@ class RecordedBatch:
     previous: RecordedBatch | None = None
     #: Whether the batch waits for ``previous`` to end (False: a root).
     waits: bool = False
-    #: The batch starts a session (not the user's first batch, not a dependent).
+    #: The batch starts a session (not the user's first batch; a dependent only with
+    #: ``session_starts="gap"``).
     session_start: bool = False
+    #: The session the batch belongs to (None: a job of unknown user).
+    session: RecordedSession | None = None
     # -- run state (sitesim.users.feedback) ---------------------------------------------
     #: Jobs not yet ended.
     open: int = 0
@@ -121,6 +139,7 @@ def plan_batches(
         batches = _derived(jobs, session_starts, counts)
     counts.batches = len(batches)
     for batch in batches:
+        _join_session(batch)
         if batch.waits:
             counts.dependent_batches += 1
             counts.dependent_jobs += len(batch.jobs)
@@ -128,6 +147,19 @@ def plan_batches(
             counts.root_batches += 1
             counts.session_start_batches += batch.session_start
     return batches, counts
+
+
+def _join_session(batch: RecordedBatch) -> None:
+    """Put ``batch`` in a session: a new one if it waits for nothing or starts one, else
+    that of the batch it waits for (planned before it, so already placed)."""
+    if batch.user < 0:
+        return
+    if not batch.waits or batch.session_start or batch.previous is None:
+        batch.session = RecordedSession(batch.user)
+    else:
+        batch.session = batch.previous.session
+    assert batch.session is not None
+    batch.session.open += 1
 
 
 def _from_trace_fields(jobs: Sequence[Job], counts: FeedbackCounts) -> list[RecordedBatch]:
@@ -185,7 +217,7 @@ def _derived(jobs: Sequence[Job], session_starts: str, counts: FeedbackCounts) -
                     batch = RecordedBatch(user, previous=batch, session_start=starts_session)
                     anchor = job.submit
                 else:
-                    batch = RecordedBatch(user, previous=batch, waits=True)
+                    batch = RecordedBatch(user, previous=batch, waits=True, session_start=starts_session)
                     anchor = latest_end
                 batches.append(batch)
             batch.add(job, job.submit - anchor)

@@ -9,6 +9,10 @@ is the time from that completion to this submission; first-batch jobs have -1.
 
 Sessions never end here: as in the paper's experiments, the population is a static
 set of concurrently active sessions (think times within a session are at most 20 min).
+A user's one session starts at its first submission; a job limit stops it, and so does
+the end of the run. Users report their sessions and batches to a
+:class:`~sitesim.metrics.productivity.SessionLog` when given one (docs/metrics.md,
+"User productivity").
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 from sitesim.engine.batch import BatchEnd
 from sitesim.engine.process import UserGenerator, Wait
 from sitesim.engine.site import Site
+from sitesim.metrics.productivity import SessionLog
 from sitesim.users.submittal import SubmittalModel
 from sitesim.users.workpool import WorkpoolModel
 from sitesim.workload.estimates import EstimateModel
@@ -52,6 +57,7 @@ class User:
         estimate_rng: np.random.Generator,
         *,
         max_jobs: int | None = None,
+        sessions: SessionLog | None = None,
     ) -> None:
         self.uid = uid
         self.site = site
@@ -62,6 +68,8 @@ class User:
         #: The estimate model bound to this user's own stream (EstimateModel.bound).
         self._estimate = estimates.bound(estimate_rng)
         self.max_jobs = max_jobs
+        #: Where the user reports its session and batches (None: nobody listens).
+        self.sessions = sessions
 
     def run(self) -> UserGenerator:
         """The session, as a generator of waits (run by a UserProcess)."""
@@ -70,7 +78,7 @@ class User:
         while True:
             width = submittal.batch_width()
             batch = yield from submit_batch(
-                self.site, width, submittal.gap, self._make_job, waited, self.max_jobs
+                self.site, width, submittal.gap, self._make_job, waited, self.max_jobs, self.sessions
             )
             if not batch:
                 return
@@ -108,6 +116,7 @@ def submit_batch(
     make_job: Callable[[int, Job | None], Job],
     waited: Job | None,
     max_jobs: int | None,
+    log: SessionLog | None = None,
 ) -> Generator[Wait, Any, list[Job]]:
     """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
 
@@ -120,11 +129,18 @@ def submit_batch(
     called before each job after the first, even if the job limit then stops the batch,
     so a user's draws do not depend on the limit. Returns the jobs submitted: fewer
     than ``width`` when the site reached ``max_jobs``, none when it already had.
+
+    ``log`` hears of the user's session (:class:`~sitesim.metrics.productivity.SessionLog`):
+    a batch that waits for nothing (``waited`` None: a user's first batch, or the first
+    after an absence) opens a session at its first submission; every batch that ended
+    is reported with its jobs and the response of the job waited for; a batch the job
+    limit cut short stops the session, since the user submits nothing more.
     """
     env = site.env
     # Without a job limit the batch is closed right after its last submission.
     done = BatchEnd(env, late_close=max_jobs is not None)
     batch: list[Job] = []
+    opens = log is not None and waited is None
     for k in range(width):
         if k:
             yield gap()
@@ -134,8 +150,18 @@ def submit_batch(
         site.submit(job)
         site.watch(job, done)
         batch.append(job)
+        if opens:
+            assert log is not None
+            log.started(job.submit)
+            opens = False
     if batch:
         yield done.close()
+    if log is not None:
+        if batch:
+            last = waited_for(batch)
+            log.batch_ended(last.end, len(batch), last.end - last.submit)
+        if len(batch) < width:
+            log.stopped()
     return batch
 
 

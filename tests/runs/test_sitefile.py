@@ -67,7 +67,9 @@ def test_site_run_writes_config_and_seed_with_the_results(tmp_path: Path, capsys
     assert summary["config"]["seed"] == 9
     assert summary["config"]["duration"] == 20 * DAY
     assert (out / "trace.swf").read_text().startswith("; Version: 2.2")
-    assert (out / "stats.txt").read_text().count("\n") == 4 + 3
+    # Table 2 (two headers, four #uid lines, the #sid line), then the users' productivity
+    # (two headers, four #puid lines, the #psid line)
+    assert (out / "stats.txt").read_text().count("\n") == (4 + 3) + (4 + 3)
 
 
 @pytest.mark.parametrize(
