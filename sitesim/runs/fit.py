@@ -8,6 +8,9 @@ created and the fit failed):
 - ``site.toml``: a site file naming both, with the log's machine size, duration and
   number of users, so ``sitesim --site DIR/site.toml -s easy`` simulates that site.
 
+A log without wait times (field 3 is -1 for every job) gets its starts simulated
+first (:mod:`sitesim.runs.starts`; ``--start-policy`` forces that for any log).
+
 A log that cannot be fitted gets one line naming the file and the reason: no job
 records, no user field, no usable jobs (with the count of each cleaning exclusion),
 fewer than :data:`MIN_USERS` users with usable jobs, or every usable job submitted at
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from attrs import define
 
-from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records
+from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.profiles import build_population_table
 from sitesim.analysis.tables import build_table, write_table
@@ -33,6 +36,7 @@ from sitesim.errors import InputError
 from sitesim.exits import run_command
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
+from sitesim.runs.starts import StartReplay, simulate_starts
 from sitesim.workload.calendar import Clock
 from sitesim.workload.swf import SwfHeader, SwfReader
 
@@ -51,23 +55,47 @@ class FitSummary:
     clock: Clock
     #: Whether every empirical table could be built (else the site omits ``empirical``).
     complete: bool
+    #: How the starts were simulated, for a log without wait times (else None).
+    starts: StartReplay | None = None
 
 
-def _read(path: Path, skip_malformed: bool) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
+def _read(path: Path, skip_malformed: bool, starts: StartReplay | None) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
     with SwfReader(path, skip_malformed=skip_malformed) as reader:
-        jobs, report = clean_records(reader)
+        records = iter(reader) if starts is None else starts.fill(iter(reader))
+        jobs, report = clean_records(records)
         return jobs, report, reader.header
 
 
-def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malformed: bool = False) -> FitSummary:
-    """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}."""
+def _no_waits(report: CleaningReport) -> bool:
+    """Whether no job with a submit time has a wait time (field 3 is -1 throughout)."""
+    timed = report.total - report.excluded["unknown_submit"]
+    return timed > 0 and report.excluded["unknown_wait"] == timed
+
+
+def fit_log(
+    log: str | Path,
+    out: Path,
+    *,
+    name: str | None = None,
+    skip_malformed: bool = False,
+    start_policy: str | None = None,
+) -> FitSummary:
+    """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}.
+
+    A log without wait times (or any log, with ``start_policy``) gets its starts
+    simulated first (:mod:`sitesim.runs.starts`)."""
     path = Path(log)
     where = str(path)
-    jobs, report, header = _read(path, skip_malformed)
+    jobs, report, header = _read(path, skip_malformed, None)
     if report.total == 0:
         raise InputError("no job records: nothing to fit", path=where)
     if report.with_user == 0:
         raise InputError("no user field (field 12 is -1 for every job): users cannot be fitted", path=where)
+    starts = None
+    if start_policy is not None or _no_waits(report):
+        nodes = header.machine_size() or _largest(path, skip_malformed)
+        starts = simulate_starts(path, header, nodes, policy=start_policy, skip_malformed=skip_malformed)
+        jobs, report, header = _read(path, skip_malformed, starts)
     if not jobs:
         raise InputError(
             f"no usable jobs after cleaning: all {report.total:,} excluded, {report.describe()}"
@@ -96,6 +124,7 @@ def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malform
         "file": path.name,
         "sha256_uncompressed": analysis.sha256,
         "cleaning": report.to_dict(),
+        "starts": starts.to_dict() if starts is not None else {"simulated": False, "from": "field 3 (wait)"},
         "machine_size_from": "header" if header.machine_size() else "largest job",
         "clock_from": "header" if clock.declared else "convention (no UnixStartTime in the header)",
         "generator": command,
@@ -117,7 +146,19 @@ def fit_log(log: str | Path, out: Path, *, name: str | None = None, skip_malform
         write_table(staged.path("empirical.json"), table)
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
-    return FitSummary(users, len(jobs), days, machine, clock, complete)
+    return FitSummary(users, len(jobs), days, machine, clock, complete, starts)
+
+
+def _largest(path: Path, skip_malformed: bool) -> int:
+    """The largest job the cleaning would keep given a start (its size as the cleaning
+    takes it): the machine size of a log whose header declares none."""
+    with SwfReader(path, skip_malformed=skip_malformed) as reader:
+        sizes = (
+            r.allocated_processors if r.allocated_processors > 0 else r.requested_processors
+            for r in reader
+            if exclusion_reason(r, ignore_wait=True) is None
+        )
+        return max(sizes, default=1)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -132,13 +173,28 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="output directory")
     parser.add_argument("--name", help="name of the fitted site (default: the log's file name)")
     parser.add_argument("--skip-malformed", action="store_true", help="skip and count malformed SWF lines")
+    parser.add_argument(
+        "--start-policy", metavar="POLICY",
+        help="simulate the jobs' starts by replaying the log under POLICY (as -s) instead of"
+        " reading field 3; a log without wait times gets this by default, under the policy"
+        " its header's notes name, else easy (docs/population.md)",
+    )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))
 
 
 def _fit(args: argparse.Namespace) -> int:
-    info = fit_log(args.log, args.out, name=args.name, skip_malformed=args.skip_malformed)
+    info = fit_log(
+        args.log, args.out, name=args.name, skip_malformed=args.skip_malformed, start_policy=args.start_policy
+    )
     clock = info.clock
+    if info.starts is not None:
+        s = info.starts
+        left = ", ".join(f"{n} {reason}" for reason, n in sorted(s.left_out.items())) or "none"
+        print(
+            f"# starts simulated under {s.policy} ({s.policy_from}) on {s.nodes} nodes:"
+            f" {s.replayed} jobs replayed; left out: {left}"
+        )
     print(
         f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"
         f" {info.nodes} nodes; local time {clock.zone} ({'header' if clock.declared else 'convention'})"

@@ -64,7 +64,6 @@ REFUSED = {
     "1 job": "too few",
     "3 jobs, 3 users, one instant": "one instant",
     "all cancelled before start": "9 cancelled before they started",
-    "no wait times, 3 users": "11 unknown wait time (field 3)",
     "one user, many jobs": "only 1 user",
     "3 users, one batch each": "one instant",
 }
