@@ -373,6 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.runs.fit import main as fit_main
 
         return fit_main(argv[1:])
+    if argv[:1] == ["convert"]:
+        from sitesim.workload.convert import main as convert_main
+
+        return convert_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
 
