@@ -5,10 +5,11 @@ The shipped tables (``empirical/``) and site files (``models/``) stay top-level 
 of the repository, and the wheel carries them as the data packages ``sitesim.empirical``
 and ``sitesim.models`` (read with importlib.resources, sitesim/resources.py).
 
-Two compiled modules (Cython), each the twin of a Python implementation that gives the
+Three compiled modules (Cython), each the twin of a Python implementation that gives the
 same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
-conservative backfilling's planned schedule in C arrays, and
-``sitesim.schedulers._backfill``, EASY's backfill scans and shadow time. They are
+conservative backfilling's planned schedule in C arrays,
+``sitesim.schedulers._backfill``, EASY's backfill scans and shadow time, and
+``sitesim.schedulers._priority``, the multifactor policy's ranking. They are
 optional: where the compiler fails (no C compiler), the install warns and goes on, and
 the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a
@@ -30,6 +31,9 @@ def extensions() -> list[Extension]:
         print("setup.py: Cython not found, the compiled twins are not built (the Python code runs)", file=sys.stderr)
         return []
     modules = [Extension(f"sitesim.schedulers.{name}", [f"sitesim/schedulers/{name}.pyx"]) for name in ("_reservations", "_backfill")]
+    # The priorities must be the very numbers the Python original computes: no fused multiply-add.
+    modules.append(Extension("sitesim.schedulers._priority", ["sitesim/schedulers/_priority.pyx"],
+                             extra_compile_args=["-ffp-contract=off"]))
     built = cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True)
     for module in built:
         module.optional = True  # set after cythonize, which does not carry it over

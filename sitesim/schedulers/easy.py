@@ -74,19 +74,33 @@ class EasyScheduler(Scheduler):
         self._running: Running = []
         #: The last pass's state while no job has ended since (only arrivals).
         self._settled: Settled | None = None
+        #: With an order of its own: the jobs that arrived since the last pass, and the
+        #: head that pass left waiting (None if it left no settled state).
+        self._arrived: list[Job] = []
+        self._head: Job | None = None
         #: Planned end of each running job, for a policy whose plans are not estimates.
         self._ends: dict[int, int] = {}
-        #: With a backfill key: the waiting jobs sorted by (key, seq), keys alongside.
+        #: With a backfill key: the waiting jobs sorted by (key, seq), their keys and
+        #: planned lengths alongside.
         self._by_key: list[Job] = []
         self._keys: list[tuple[int, int]] = []
+        self._key_lengths: list[int] = []
 
     # -- hooks -------------------------------------------------------------------------
-    def order(self, now: int) -> None:
+    def order(self, now: int) -> bool:
         """Put :attr:`queue` in queue order (called before each pass unless
-        :attr:`arrival_order`); the first job of that order gets the reservation."""
+        :attr:`arrival_order`); the first job of that order gets the reservation.
+        Return whether the jobs that waited at the last pass may have changed order
+        (False lets the pass try only the arrivals, as EASY does)."""
+        return True
+
+    def place(self, job: Job) -> None:
+        """Put an arriving job into :attr:`queue` (default: at the end)."""
+        self.queue.append(job)
 
     def planned(self, job: Job) -> int:
-        """Seconds the plan reserves for ``job`` from its start (shadow time, backfill test)."""
+        """Seconds the plan reserves for ``job`` from its start (shadow time, backfill
+        test). Fixed while the job waits; a running job's may change (:meth:`replan`)."""
         return job.estimate
 
     def backfill_key(self, job: Job) -> int | None:
@@ -103,14 +117,17 @@ class EasyScheduler(Scheduler):
         """Positions of the ``candidates`` (in backfill order, planned ``lengths``) to
         start now with ``free`` nodes, never delaying the head's start at ``end_by``
         beyond its ``extra`` nodes; and the free and extra nodes left. EASY: the first
-        that fit, one after the other."""
+        that fit, one after the other. The candidates may include the head, which does
+        not fit in ``free`` nodes: a selection never takes a job larger than ``free``."""
         if self._estimates_planned:
             return scan_plain(candidates, 0, free, now, end_by, extra)
         return scan_lengths(candidates, lengths, free, now, end_by, extra)
 
     # -- events --------------------------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
-        self.queue.append(job)
+        self.place(job)
+        if not self.arrival_order:
+            self._arrived.append(job)
         if not self._plain:
             key = self.backfill_key(job)
             if key is not None:
@@ -118,6 +135,7 @@ class EasyScheduler(Scheduler):
                 i = bisect_left(self._keys, entry)
                 self._keys.insert(i, entry)
                 self._by_key.insert(i, job)
+                self._key_lengths.insert(i, self.planned(job))
 
     def job_ended(self, job: Job, now: int) -> None:
         self._settled = None
@@ -153,15 +171,42 @@ class EasyScheduler(Scheduler):
             return []
         if not self._plain:
             return self._general(now, free, settled)
+        if not self.arrival_order:
+            return self._reordered(now, free, settled)
         if settled is not None and settled[0] == free:
             started: list[Job] = []
             _free, end_by, extra, tried = settled
             self._settled = backfill(self.queue, tried, free, now, end_by, extra, self._hold, started)
             return started
-        if not self.arrival_order:
-            self.order(now)
-        started, settled = easy_pass_settled(self.queue, free, now, self._running, self._hold)
-        self._settled = settled if self.arrival_order else None
+        started, self._settled = easy_pass_settled(self.queue, free, now, self._running, self._hold)
+        return started
+
+    def _reordered(self, now: int, free: int, settled: Settled | None) -> list[Job]:
+        """The pass of a policy with an order of its own: :meth:`order`, then EASY; or,
+        when the order of the jobs that waited at the last pass did not change, the
+        head is the same and no job ended since, only the arrivals' backfill scan.
+
+        That shortcut is :func:`backfill`'s, with the arrivals anywhere in the queue
+        instead of at its end: every job tried before is refused again (no more free or
+        extra nodes, a later end), and the arrivals are tried in queue order.
+        """
+        queue = self.queue
+        arrived, self._arrived = self._arrived, []
+        moved = self.order(now)
+        if settled is not None and settled[0] == free and not moved and queue[0] is self._head:
+            _free, end_by, extra, _tried = settled
+            positions = sorted(queue.index(job) for job in arrived)
+            candidates = [queue[i] for i in positions]
+            picked, free, extra = scan_plain(candidates, 0, free, now, end_by, extra)
+            started = [candidates[i] for i in picked]
+            for job in started:
+                self._hold(job, now + job.estimate)
+            for i in sorted((positions[i] for i in picked), reverse=True):
+                del queue[i]
+            self._settled = (free, end_by, extra, len(queue)) if free else None
+            return started
+        started, self._settled = easy_pass_settled(queue, free, now, self._running, self._hold)
+        self._head = queue[0] if self._settled is not None else None
         return started
 
     def _general(self, now: int, free: int, settled: Settled | None) -> list[Job]:
@@ -187,40 +232,40 @@ class EasyScheduler(Scheduler):
                 return started
             end_by, extra = shadow(self._running, queue[0].size, free)
             first = 1
-        candidates = self._candidates(first)
+        candidates, lengths = self._candidates(first)
         if candidates:
-            if self._estimates_planned:
-                lengths = [job.estimate for job in candidates]
-            else:
-                planned = self.planned
-                lengths = [planned(job) for job in candidates]
             picked, free, extra = self.select(candidates, lengths, free, now, end_by, extra)
             if picked:
-                chosen = [candidates[i] for i in picked]
-                for job, i in zip(chosen, picked):
-                    hold(job, now + lengths[i])
+                chosen = [(candidates[i], lengths[i]) for i in picked]
+                for job, length in chosen:
+                    hold(job, now + length)
                     self._forget(job)
+                    queue.remove(job)
                     started.append(job)
-                gone = set(map(id, chosen))
-                queue[:] = [job for job in queue if id(job) not in gone]
         if free and self.arrival_order:
             self._settled = (free, end_by, extra, len(queue))
         return started
 
-    def _candidates(self, first: int) -> list[Job]:
-        """Queued jobs from position ``first`` within the window, in backfill order."""
+    def _candidates(self, first: int) -> tuple[list[Job], list[int]]:
+        """Queued jobs from position ``first`` within the window, in backfill order, and
+        their planned lengths. With a backfill key and no window, a pass from the head
+        gets the kept sorted lists themselves: they hold the head too, which did not fit
+        in the free nodes and so is never chosen (:meth:`select`'s contract)."""
         queue = self.queue
         limit = self.window()
         stop = len(queue) if limit is None else min(len(queue), 1 + limit)
         if first >= stop:
-            return []
-        if not self._keys:
-            return queue[first:stop]
-        if first == 1 and stop == len(queue):
-            head = queue[0]  # the sorted list holds every waiting job, the head too
-            return [job for job in self._by_key if job is not head]
-        key = self.backfill_key
-        return sorted(queue[first:stop], key=lambda job: (key(job), job.seq))
+            return [], []
+        if self._keys and first == 1 and stop == len(queue):
+            return self._by_key, self._key_lengths
+        jobs = queue[first:stop]
+        if self._keys:
+            key = self.backfill_key
+            jobs.sort(key=lambda job: (key(job), job.seq))
+        if self._estimates_planned:
+            return jobs, [job.estimate for job in jobs]
+        planned = self.planned
+        return jobs, [planned(job) for job in jobs]
 
     def _forget(self, job: Job) -> None:
         """Drop a started job from the sorted candidates (if the policy keeps them)."""
@@ -230,3 +275,4 @@ class EasyScheduler(Scheduler):
                 i = bisect_left(self._keys, (key, job.seq))
                 del self._keys[i]
                 del self._by_key[i]
+                del self._key_lengths[i]

@@ -15,29 +15,34 @@ kinds of factors). Each waiting job's priority is a weighted sum of factors in [
   with no usage, 0.5 for one using exactly their share, and falls towards 0 as usage
   exceeds it.
 
-``priority = age·w_age + size·w_size + fairshare·w_fairshare``. The queue is sorted by
-priority (ties: arrival order) before every pass, or only every ``period`` seconds
-(jobs that arrive in between get their priority at arrival); the highest-priority job
-gets EASY's reservation and the others are backfill candidates in priority order.
+``priority = age·w_age + size·w_size + fairshare·w_fairshare``. Every waiting job's
+priority is recomputed every ``period`` seconds, at the first pass that finds the last
+computation that old (``period=0``: at every pass); a job that arrives in between gets
+its priority at arrival and its place in the queue by it. The queue is in priority
+order (ties: arrival order); its first job gets EASY's reservation and the others are
+backfill candidates in that order.
 
 With every weight but age zero, priority falls with arrival order (a job submitted
 later has waited no longer), so the policy is plain EASY, schedule for schedule
 (tested). The defaults follow the example configuration in Slurm's multifactor
 documentation in giving fair-share ten times the weight of age and size: age 1000
-(capped at 7 days), size 1000 favouring large jobs, fair-share 10000 with a 7-day
-half-life (Slurm's default ``PriorityDecayHalfLife``), recomputed at every pass.
+(capped at 7 days, Slurm's default ``PriorityMaxAge``), size 1000 favouring large jobs,
+fair-share 10000 with a 7-day half-life (Slurm's default ``PriorityDecayHalfLife``),
+recomputed every 5 minutes (Slurm's default ``PriorityCalcPeriod``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from bisect import insort
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from attrs import asdict, define, field
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
+from sitesim.schedulers.compiled import twin
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import choice, duration, format_options, parse_options, weight
 from sitesim.workload.job import Job
@@ -57,7 +62,7 @@ class Priorities:
     favor: str = field(default="large")
     max_age: int = field(default=7 * DAY)
     half_life: int = field(default=7 * DAY)
-    period: int = field(default=0)
+    period: int = field(default=300)
 
     def __attrs_post_init__(self) -> None:
         for name in ("age", "size", "fairshare"):
@@ -89,50 +94,101 @@ class Usage:
     nodes started at ``s`` has accrued ``size · (g(t) - g(s)) · h / ln 2`` by ``t``.
     """
 
-    __slots__ = ("half_life", "t0", "done", "rate", "offset", "k")
+    __slots__ = ("half_life", "t0", "users", "total_done", "total_rate", "total_offset", "k")
 
     def __init__(self, half_life: int) -> None:
         self.half_life = half_life
         self.t0 = 0
-        #: Per user: usage of ended runs; nodes running now; sum of size · g(start) of those.
-        self.done: dict[int, float] = {}
-        self.rate: dict[int, int] = {}
-        self.offset: dict[int, float] = {}
+        #: Per user, [usage of ended runs, nodes running now, sum of size · g(start) of
+        #: those]; and the same summed over users (kept as they change, not re-added).
+        self.users: dict[int, list[float]] = {}
+        self.total_done = 0.0
+        self.total_rate = 0
+        self.total_offset = 0.0
         #: Node-seconds accrued per node per unit of g: h / ln 2.
         self.k = half_life / math.log(2)
 
     def g(self, t: int) -> float:
-        return 2.0 ** ((t - self.t0) / self.half_life)
+        return float(2.0 ** ((t - self.t0) / self.half_life))
 
     def start(self, user: int, size: int, now: int) -> None:
         if self.g(now) > _REBASE:
             self._rebase(now)
-        self.rate[user] = self.rate.get(user, 0) + size
-        self.offset[user] = self.offset.get(user, 0.0) + size * self.g(now)
+        entry = self.users.get(user)
+        if entry is None:
+            entry = self.users[user] = [0.0, 0, 0.0]
+        weighed = size * self.g(now)
+        entry[1] += size
+        entry[2] += weighed
+        self.total_rate += size
+        self.total_offset += weighed
 
     def end(self, user: int, size: int, start: int, end: int) -> None:
+        entry = self.users[user]
         gs = self.g(start)
-        self.done[user] = self.done.get(user, 0.0) + size * (self.g(end) - gs) * self.k
-        rate = self.rate[user] - size
-        self.rate[user] = rate
-        # With nothing left running the offset is exactly zero (no rounding left over).
-        self.offset[user] = self.offset[user] - size * gs if rate else 0.0
+        used = size * (self.g(end) - gs) * self.k
+        entry[0] += used
+        self.total_done += used
+        entry[1] -= size
+        self.total_rate -= size
+        # With nothing left running an offset is exactly zero (no rounding left over).
+        entry[2] = entry[2] - size * gs if entry[1] else 0.0
+        self.total_offset = self.total_offset - size * gs if self.total_rate else 0.0
 
     def of(self, user: int, now: int) -> float:
         """The user's usage at ``now``, on the current scale."""
-        return self.done.get(user, 0.0) + (self.rate.get(user, 0) * self.g(now) - self.offset.get(user, 0.0)) * self.k
+        entry = self.users.get(user)
+        if entry is None:
+            return 0.0
+        return entry[0] + (entry[1] * self.g(now) - entry[2]) * self.k
 
     def total(self, now: int) -> float:
-        gt = self.g(now)
-        running = sum(self.rate.values()) * gt - sum(self.offset.values())
-        return sum(self.done.values()) + running * self.k
+        """Everyone's usage at ``now``, on the current scale."""
+        return self.total_done + (self.total_rate * self.g(now) - self.total_offset) * self.k
 
     def _rebase(self, now: int) -> None:
         factor = 1.0 / self.g(now)
-        for table in (self.done, self.offset):
-            for user in table:
-                table[user] *= factor
+        for entry in self.users.values():
+            entry[0] *= factor
+            entry[2] *= factor
+        self.total_done *= factor
+        self.total_offset *= factor
         self.t0 = now
+
+
+def rank_python(
+    queue: list[Job], static: dict[int, float], fairshare: dict[int, float], priority: dict[int, float],
+    now: int, cap: int, per_second: float, age: float, w_fairshare: float,
+) -> list[Job]:
+    """Store each queued job's priority in ``priority`` (by arrival seq) and return the
+    queue sorted by decreasing priority, ties in arrival order: the age term
+    (``per_second`` × wait, or ``age`` once the wait reaches ``cap``), the job's
+    ``static`` (size) term, and its user's ``fairshare`` factor × ``w_fairshare``.
+    The loop that runs for every waiting job at every pass; its compiled twin is
+    ``_priority.rank`` (the same numbers, the same order)."""
+    ranked = []
+    for job in queue:
+        waited = now - job.submit
+        seq = job.seq
+        value = priority[seq] = (per_second * waited if waited < cap else age) + static[seq] + (
+            w_fairshare * fairshare[job.user]
+        )
+        ranked.append((-value, seq, job))
+    ranked.sort()
+    return [entry[2] for entry in ranked]
+
+
+Rank = Callable[[list[Job], dict[int, float], dict[int, float], dict[int, float], int, int, float, float, float],
+                list[Job]]
+
+
+def _compiled() -> Rank | None:
+    module = twin("_priority")
+    return None if module is None else module.rank  # type: ignore[no-any-return]
+
+
+#: The ranking in use: the compiled one where it was built (same numbers, same order).
+rank: Rank = _compiled() or rank_python
 
 
 @register
@@ -154,6 +210,8 @@ class MultifactorScheduler(EasyScheduler):
         self.usage = Usage(self.priorities.half_life)
         #: Users who have submitted (each holds an equal share).
         self._users: set[int] = set()
+        #: Jobs waiting, by user.
+        self._waiting: dict[int, int] = {}
         #: Priority of each waiting job, as last computed; when it was last computed.
         self._priority: dict[int, float] = {}
         #: The size term of each waiting job's priority (fixed while it waits).
@@ -189,14 +247,15 @@ class MultifactorScheduler(EasyScheduler):
         if total <= 0.0 or not self.priorities.fairshare:
             return dict.fromkeys(users, 1.0)
         # usage / total / share, with equal shares; Usage.of written out (once per user
-        # with a waiting job, at every pass).
+        # with a waiting job, at every computation).
         scale = len(self._users) / total
         gt, k = usage.g(now), usage.k
-        done, rate, offset = usage.done, usage.rate, usage.offset
-        return {
-            user: 2.0 ** (-(done.get(user, 0.0) + (rate.get(user, 0) * gt - offset.get(user, 0.0)) * k) * scale)
-            for user in users
-        }
+        table = usage.users
+        factors = {}
+        for user in users:
+            entry = table.get(user)
+            factors[user] = 1.0 if entry is None else 2.0 ** (-(entry[0] + (entry[1] * gt - entry[2]) * k) * scale)
+        return factors
 
     def components(self, job: Job, now: int, fairshare: float) -> tuple[float, float, float]:
         """The weighted age, size and fair-share terms of ``job``'s priority at ``now``."""
@@ -204,46 +263,41 @@ class MultifactorScheduler(EasyScheduler):
         return p.age * self.age_factor(job, now), p.size * self.size_factor(job), p.fairshare * fairshare
 
     def _refresh(self, now: int) -> None:
-        """Every waiting job's priority at ``now``, and the queue sorted by it (the loop
-        written out: it runs for every waiting job at every pass)."""
+        """Every waiting job's priority at ``now``, and the queue sorted by it."""
         queue = self.queue
-        fairshare = self._fairshare = self.fairshare_factors({job.user for job in queue}, now)
+        self._fairshare = self.fairshare_factors(self._waiting, now)
         p = self.priorities
-        cap = p.max_age
-        per_second = p.age / cap
-        w_fairshare = p.fairshare
-        static = self._static
-        priority = self._priority
-        ranked = []
-        for job in queue:
-            waited = now - job.submit
-            seq = job.seq
-            value = priority[seq] = (per_second * waited if waited < cap else p.age) + static[seq] + (
-                w_fairshare * fairshare[job.user]
-            )
-            ranked.append((-value, seq, job))
-        ranked.sort()
-        queue[:] = [entry[2] for entry in ranked]
+        queue[:] = rank(queue, self._static, self._fairshare, self._priority, now, p.max_age, p.age / p.max_age,
+                        p.age, p.fairshare)
         self._computed = now
 
     # -- the kernel's hooks and events -------------------------------------------------------
-    def order(self, now: int) -> None:
+    def order(self, now: int) -> bool:
         period = self.priorities.period
         if period == 0 or self._computed < 0 or now - self._computed >= period:
             self._refresh(now)
-        else:
-            priority = self._priority
-            self.queue.sort(key=lambda job: (-priority[job.seq], job.seq))
+            return True
+        return False  # the queue is in order already: arrivals were put in their place
 
     def enqueue(self, job: Job, now: int) -> None:
         self._users.add(job.user)
+        self._waiting[job.user] = self._waiting.get(job.user, 0) + 1
         self._static[job.seq] = self.priorities.size * self.size_factor(job)
-        if self.priorities.period:
-            factor = self._fairshare.get(job.user)
-            if factor is None:
-                factor = self.fairshare_factors((job.user,), now)[job.user]
-            self._priority[job.seq] = sum(self.components(job, now, factor))
         super().enqueue(job, now)
+
+    def place(self, job: Job) -> None:
+        if not self.priorities.period:
+            self.queue.append(job)  # the pass computes every priority
+            return
+        # Between computations a job gets its priority at arrival (its age term is 0,
+        # its user's fair-share factor that of the last computation, or computed now for
+        # a user who had no job waiting then), and its place in the queue by it.
+        factor = self._fairshare.get(job.user)
+        if factor is None:
+            factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
+        priority = self._priority
+        priority[job.seq] = self._static[job.seq] + self.priorities.fairshare * factor
+        insort(self.queue, job, key=lambda queued: (-priority[queued.seq], queued.seq))
 
     def schedule(self, now: int, free: int) -> list[Job]:
         started = super().schedule(now, free)
@@ -259,6 +313,11 @@ class MultifactorScheduler(EasyScheduler):
                 sums["fairshare"] += f
                 sums["priority"] += self._priority.pop(job.seq)
                 del self._static[job.seq]
+                left = self._waiting[job.user] - 1
+                if left:
+                    self._waiting[job.user] = left
+                else:
+                    del self._waiting[job.user]
                 self._started += 1
                 self.usage.start(job.user, job.size, now)
         return started
