@@ -102,9 +102,9 @@ def grid_spec(args: argparse.Namespace) -> dict[str, Any]:
 
 def _summarize(args: argparse.Namespace) -> int:
     from sitesim.sweep.aggregate import summarize_csv
-    from sitesim.sweep.run import ADAPTIVE_COLUMNS, METRIC_COLUMNS
+    from sitesim.sweep.run import ADAPTIVE_COLUMNS, METRIC_COLUMNS, PRODUCTIVITY_COLUMNS
 
-    known = (*METRIC_COLUMNS, *ADAPTIVE_COLUMNS)
+    known = (*METRIC_COLUMNS, *ADAPTIVE_COLUMNS, *PRODUCTIVITY_COLUMNS)
     metrics = args.metrics or list(METRIC_COLUMNS)
     unknown = sorted(set(metrics) - set(known))
     if unknown:
@@ -150,6 +150,9 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if report.damaged:
         print(f"# {report.damaged} damaged rows of {args.out} were dropped and their runs redone"
               " (a metric cell was not a number)", file=sys.stderr)
+    if report.upgraded:
+        print(f"# {report.upgraded} rows of {args.out} were made before the productivity columns:"
+              " kept, with those cells empty (use a new file to measure them)", file=sys.stderr)
     if report.stale:
         print(f"# {report.stale} rows of {args.out} made with another model (the model column) were"
               " dropped and their runs redone with the current one", file=sys.stderr)

@@ -28,7 +28,14 @@ VIOLATION_COLUMNS: tuple[str, ...] = (
     "violations_no_dependency", "violations_unresolved",
 )
 METRIC_COLUMNS: tuple[str, ...] = ("nodes_used", *SUMMARY_COLUMNS, *VIOLATION_COLUMNS)
-COLUMNS: tuple[str, ...] = (*CONFIG_COLUMNS, *METRIC_COLUMNS)
+#: The users' productivity (the run's ``productivity`` section, docs/metrics.md): site
+#: runs only, empty for replays. The last columns of every sweep, so that a CSV written
+#: before them is their exact prefix and is upgraded on resuming (sitesim/sweep/store.py).
+PRODUCTIVITY_COLUMNS: tuple[str, ...] = (
+    "sessions_started", "sessions_completed", "batches_per_session", "jobs_per_session",
+    "mean_session_hours", "ended_after_long_response", "jobs_per_active_day",
+)
+COLUMNS: tuple[str, ...] = (*CONFIG_COLUMNS, *METRIC_COLUMNS, *PRODUCTIVITY_COLUMNS)
 #: Adaptive-user metrics (the run summary's ``adaptive`` block), in sweeps over them.
 ADAPTIVE_COLUMNS: tuple[str, ...] = (
     "adaptive_mean_turnaround", "rigid_mean_wait", "rigid_mean_turnaround",
@@ -38,13 +45,17 @@ ADAPTIVE_COLUMNS: tuple[str, ...] = (
 def columns_for(points: Iterable[Point]) -> tuple[str, ...]:
     """The CSV columns of a sweep: :data:`COLUMNS`, plus the adaptive ones if it sets them."""
     if any(p.adaptive is not None for p in points):
-        return (*CONFIG_COLUMNS, *OPTIONAL_COLUMNS, *METRIC_COLUMNS, *ADAPTIVE_COLUMNS)
+        return (
+            *CONFIG_COLUMNS, *OPTIONAL_COLUMNS, *METRIC_COLUMNS, *ADAPTIVE_COLUMNS, *PRODUCTIVITY_COLUMNS,
+        )
     return COLUMNS
 
 
 def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
-             violations: Mapping[str, Any] | None = None) -> Row:
-    """The CSV row of a finished run: config cells, then formatted metrics."""
+             violations: Mapping[str, Any] | None = None,
+             productivity: Mapping[str, Any] | None = None) -> Row:
+    """The CSV row of a finished run: config cells, then formatted metrics (the
+    productivity cells empty without ``productivity``)."""
     row = point.cells()
     row["nodes_used"] = format_cell(nodes_used)
     for name in SUMMARY_COLUMNS:
@@ -59,6 +70,8 @@ def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
         row["rigid_mean_turnaround"] = format_cell(
             adaptive["rigid_mean_turnaround"] if adaptive else summary.get("mean_response")
         )
+    for name in PRODUCTIVITY_COLUMNS:
+        row[name] = format_cell(None if productivity is None else productivity.get(name))
     return row
 
 
@@ -86,5 +99,5 @@ def run_point(point: Point) -> Row:
             adaptive=point.adaptive or 0.0, moldable_policy=point.moldable_policy or "gas",
         )
         result = run_site(config)
-        return make_row(point, config.nodes, result.summary)
+        return make_row(point, config.nodes, result.summary, productivity=result.productivity)
     raise ValueError(f"unknown mode {point.mode!r}")

@@ -12,8 +12,8 @@ from attrs import define, evolve, field
 from sitesim.sweep.executors import make_executor
 from sitesim.sweep.fingerprint import stamp
 from sitesim.sweep.grid import CONFIG_COLUMNS, Grid, Key, Point
-from sitesim.sweep.run import METRIC_COLUMNS, RunFunction, columns_for, run_point
-from sitesim.sweep.store import CsvLock, CsvStore, is_number_cell, read_rows, row_key
+from sitesim.sweep.run import METRIC_COLUMNS, PRODUCTIVITY_COLUMNS, RunFunction, columns_for, run_point
+from sitesim.sweep.store import CsvLock, CsvStore, is_number_cell, is_older_header, read_rows, row_key, upgraded
 
 
 @define(slots=True)
@@ -31,6 +31,8 @@ class SweepReport:
     #: Rows of the CSV made with another model than the grid's points (another
     #: ``model`` fingerprint): dropped, and their points run with the current model.
     stale: int = 0
+    #: Rows of a CSV written before the productivity columns: kept, those cells empty.
+    upgraded: int = 0
 
     @property
     def ok(self) -> bool:
@@ -80,10 +82,14 @@ def _run_locked(
     points: list[Point], csv_path: str | os.PathLike[str], executor: Any, *,
     jobs: int | None, run: RunFunction, progress: bool, reuse: Sequence[str | os.PathLike[str]],
 ) -> SweepReport:
-    store = CsvStore(csv_path, columns_for(points), numeric=METRIC_COLUMNS)
+    store = CsvStore(
+        csv_path, columns_for(points), numeric=(*METRIC_COLUMNS, *PRODUCTIVITY_COLUMNS),
+        appended=PRODUCTIVITY_COLUMNS,
+    )
     stale = _drop_stale(store, points)
     todo = [p for p in points if p.key() not in store]
-    report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged, stale=stale)
+    report = SweepReport(total=len(points), existing=len(points) - len(todo), damaged=store.damaged,
+                         stale=stale, upgraded=store.upgraded)
     for other in reuse:
         report.reused += _copy_rows(other, store, todo)
     # Biggest runs first (cost grows with users and load), so that the sweep does not
@@ -131,12 +137,15 @@ def _copy_rows(path: str | os.PathLike[str], store: CsvStore, points: Sequence[P
     """Append to ``store`` the complete rows of the CSV at ``path`` for ``points``; how many.
 
     A missing file, other columns, or a row with a damaged metric are passed over: the
-    points are then run as usual.
+    points are then run as usual. Rows of a CSV written before the productivity columns
+    are copied with those cells empty, as resuming keeps them.
     """
     if not os.path.exists(path):
         return 0
     header, rows = read_rows(path)
-    if header != store.columns:
+    if is_older_header(header, store.columns, PRODUCTIVITY_COLUMNS):
+        rows = upgraded(rows, store.columns)
+    elif header != store.columns:
         return 0
     wanted = {p.key() for p in points}
     copied = 0

@@ -14,7 +14,11 @@ The CSV is both the result and the sweep's memory (docs/sweeps.md, "Resume"):
 - one sweep at a time writes a CSV: :class:`CsvLock` holds an exclusive lock on a
   ``.NAME.lock`` file beside it for the whole sweep, and a second sweep on the same CSV
   is refused with a message instead of losing the first one's rows or running every
-  run twice.
+  run twice;
+- a CSV written before columns were appended to the sweep's (``appended``: the users'
+  productivity) is upgraded when reopened: its header gains them and its rows keep their
+  cells, the new ones empty (not measured), since every other cell of such a row is
+  still what the run gives. Any other difference of columns is refused.
 """
 
 from __future__ import annotations
@@ -70,6 +74,18 @@ def read_rows(path: str | os.PathLike[str]) -> tuple[list[str], list[Row]]:
     return header, rows
 
 
+def is_older_header(header: list[str], columns: list[str], appended: Iterable[str]) -> bool:
+    """Whether ``header`` is ``columns`` without some of their last ones, all ``appended``:
+    a CSV written before those columns existed."""
+    n = len(header)
+    return 0 < n < len(columns) and columns[:n] == header and set(columns[n:]) <= set(appended)
+
+
+def upgraded(rows: list[Row], columns: list[str]) -> list[Row]:
+    """``rows`` with an empty cell for each of ``columns`` they lack."""
+    return [{c: row.get(c, "") for c in columns} for row in rows]
+
+
 def is_number_cell(cell: str) -> bool:
     """A metric cell as the sweep writes it: empty (not measured) or a number."""
     if cell == "":
@@ -85,18 +101,28 @@ class CsvStore:
     """Append-only writer over a sweep CSV with a fixed column order."""
 
     def __init__(
-        self, path: str | os.PathLike[str], columns: Iterable[str], numeric: Iterable[str] = ()
+        self, path: str | os.PathLike[str], columns: Iterable[str], numeric: Iterable[str] = (),
+        appended: Iterable[str] = (),
     ) -> None:
+        """``numeric``: cells that must be numbers (or empty); ``appended``: columns a CSV
+        written before them may lack (it is upgraded, see the module docstring)."""
         self.path = Path(path)
         self.columns = list(columns)
         self.rows: dict[Key, Row] = {}
         #: Rows dropped on reading because a ``numeric`` cell was not a number: their
         #: runs are redone, and the final rewrite leaves the damaged lines out.
         self.damaged = 0
+        #: Rows of a CSV written before the ``appended`` columns, kept with them empty.
+        self.upgraded = 0
         self._handle: IO[str] | None = None
         self._writer: csv.DictWriter[str] | None = None
         if self.path.exists() and self.path.stat().st_size > 0:
             header, rows = read_rows(self.path)
+            if is_older_header(header, self.columns, appended):
+                rows = upgraded(rows, self.columns)
+                self.upgraded = len(rows)
+                self._rewrite(rows)
+                header = self.columns
             if header != self.columns:
                 older = header == [c for c in self.columns if c != "model"]
                 raise InputError(
@@ -113,6 +139,13 @@ class CsvStore:
                 else:
                     self.damaged += 1
             self._truncate_partial_line()
+
+    def _rewrite(self, rows: list[Row]) -> None:
+        """Replace the file (atomically) by the current header and ``rows``, in their order."""
+        with atomic_text_write(self.path) as out:
+            writer = csv.DictWriter(out, self.columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
 
     def _truncate_partial_line(self) -> None:
         with open(self.path, "rb+") as handle:
