@@ -68,19 +68,27 @@ class SessionLog:
     decides to end the session, and :meth:`stopped` when the job limit stops it.
     """
 
-    __slots__ = ("recorder", "user", "current")
+    __slots__ = ("recorder", "user", "current", "_responses")
 
     def __init__(self, recorder: ProductivityRecorder, user: int) -> None:
         self.recorder = recorder
         self.user = user
         self.current: Session | None = None
+        self._responses = recorder.responses
 
     def started(self, time: int) -> None:
         self.current = self.recorder.open(self.user, time)
 
     def batch_ended(self, time: int, jobs: int, response: int) -> None:
-        assert self.current is not None
-        self.recorder.batch_ended(self.current, time, jobs, response)
+        """:meth:`ProductivityRecorder.batch_ended` for the open session, written out:
+        it runs once per batch of the run."""
+        session = self.current
+        assert session is not None
+        session.batches += 1
+        session.jobs += jobs
+        session.last_end = time
+        session.last_response = response
+        self._responses.append(response)
 
     def ended(self, time: int) -> None:
         """The user ended the session by its own decision at ``time`` (its last batch's end)."""
@@ -111,6 +119,7 @@ class ProductivityRecorder:
         #: Response (s) of every batch that ended, in the order they ended.
         self.responses = array("q")
         self.closed = False
+        self._median: float | None = None
 
     # -- hooks -------------------------------------------------------------------------
     def log(self, user: int) -> SessionLog:
@@ -147,17 +156,21 @@ class ProductivityRecorder:
             if session.end < 0:
                 session.end = max(end, session.start)
         self.closed = True
+        self._median = None
 
     # -- results -----------------------------------------------------------------------
     def median_response(self) -> float | None:
         """The site's median batch response (s) over every batch that ended; None if none."""
         if not self.responses:
             return None
-        ordered = sorted(self.responses)
-        middle = len(ordered) // 2
-        if len(ordered) % 2:
-            return float(ordered[middle])
-        return (ordered[middle - 1] + ordered[middle]) / 2
+        if self._median is None or not self.closed:  # computed once, after the run
+            ordered = sorted(self.responses)
+            middle = len(ordered) // 2
+            if len(ordered) % 2:
+                self._median = float(ordered[middle])
+            else:
+                self._median = (ordered[middle - 1] + ordered[middle]) / 2
+        return self._median
 
     def summary(self, completed: Mapping[int, int]) -> dict[str, Any]:
         """The run's ``productivity`` section. ``completed``: jobs that ended, per user
