@@ -9,6 +9,9 @@ A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations 
 given in days (``duration_days``). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
 
+``scheduler`` is a policy spec, or a ``[scheduler]`` table naming the policy and its
+parameters (:func:`scheduler_table`).
+
 ``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
 ``.json`` are table files, given relative to the site file.
 
@@ -39,7 +42,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "users": int,
     "submittal": str,
     "workpool": str,
-    "scheduler": str,
+    "scheduler": (str, dict),
     "estimates": str,
     "nodes": int,
     "duration_days": (int, float),
@@ -115,6 +118,8 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
             if not (math.isfinite(value) and value > 0):
                 raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
             values[key] = float(value)
+        elif key == "scheduler" and isinstance(value, dict):
+            values[key] = scheduler_table(value, where)
         elif key == "seed" and isinstance(value, int) and value < 0:
             raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
         elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
@@ -123,6 +128,26 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
         else:
             values[key] = value
     return values
+
+
+def scheduler_table(table: dict[str, Any], where: str) -> str:
+    """The spec a ``[scheduler]`` table names: ``name`` and the policy's parameters,
+    ``NAME:key=value,...`` (e.g. ``[scheduler] name = "multifactor"``, ``fairshare =
+    5000``); the policy checks the parameters when the run is built."""
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("a [scheduler] table needs a policy name (name = \"...\")", path=where, field="scheduler.name")
+    params = []
+    for key, value in table.items():
+        if key == "name":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise InputError(f"wrong type {type(value).__name__}", path=where, field=f"scheduler.{key}")
+        text = str(value)
+        if "," in text or "=" in text:
+            raise InputError(f"a parameter value may not hold ',' or '=': {text!r}", path=where, field=f"scheduler.{key}")
+        params.append(f"{key}={text}")
+    return f"{name}:{','.join(params)}" if params else name
 
 
 #: The command-line flag that sets each SiteConfig field (errors about a value given on

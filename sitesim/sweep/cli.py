@@ -20,13 +20,15 @@ from typing import Any
 from sitesim.errors import InputError
 
 from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
+from sitesim.schedulers.options import split_specs
 
 
-def _list(convert: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    """A comma-separated list; an empty item (``1,,2``, ``,``) is an error, not skipped."""
+def _list(convert: Callable[[str], Any], split: Callable[[str], list[str]] | None = None) -> Callable[[str], list[Any]]:
+    """A comma-separated list; an empty item (``1,,2``, ``,``) is an error, not skipped.
+    ``split`` cuts the text into items (default: at every comma)."""
 
     def parse(text: str) -> list[Any]:
-        items = [item.strip() for item in text.split(",")]
+        items = [item.strip() for item in text.split(",")] if split is None else split(text)
         if not all(items):
             raise argparse.ArgumentTypeError(f"empty value in the list {text!r}")
         try:
@@ -69,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--out", type=Path, metavar="CSV", help="the results CSV (resumed if it exists)")
     parser.add_argument("--grid", type=Path, metavar="FILE", help="TOML grid (top level or [grid] table)")
     for name, convert, text in GRID_FLAGS:
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, type=_list(convert),
+        # Policy specs keep their key=value parameters: multifactor:age=1,size=0 is one.
+        items = _list(convert, split_specs if name == "scheduler" else None)
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, type=items,
                             metavar="LIST", help=text)
     parser.add_argument("--replications", type=int, metavar="N",
                         help="seeds s, s+1, ..., s+N-1 for each base seed s (default 1)")
