@@ -83,13 +83,14 @@ def markdown(rows: list[dict], seed: int) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_doc(doc: Path, table: str) -> None:
-    text = doc.read_text() if doc.exists() else f"# Backfilling results\n\n{START}\n{END}\n"
-    if START not in text or END not in text:
-        raise SystemExit(f"{doc}: markers {START} / {END} not found")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    doc.write_text(f"{head}{START}\n{table}{END}{tail}")
+def write_doc(doc: Path, table: str, start: str = START, end: str = END) -> None:
+    """Replace what lies between the ``start`` and ``end`` markers of ``doc`` by ``table``."""
+    text = doc.read_text() if doc.exists() else f"# Backfilling results\n\n{start}\n{end}\n"
+    if start not in text or end not in text:
+        raise SystemExit(f"{doc}: markers {start} / {end} not found")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    doc.write_text(f"{head}{start}\n{table}{end}{tail}")
 
 
 def main(argv: list[str] | None = None) -> int:

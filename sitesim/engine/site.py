@@ -61,8 +61,10 @@ class Control:
         self._site._kill(job)
 
     def timer(self, job: Job, seconds: int) -> None:
-        """Call ``scheduler.timer_expired(job, now)`` ``seconds`` into the run that ``job``
-        is in, or starts in, at the end of this pass; then hold a scheduling pass.
+        """Call ``scheduler.timer_expired(job, now)`` ``seconds`` after this pass (for a
+        job starting in it: ``seconds`` into its run); then hold a scheduling pass.
+        Set from ``timer_expired`` itself, it counts from the pass that follows, at the
+        same instant.
 
         Meant for ``schedule()``; the timer is dropped if that run ends or is killed
         first.

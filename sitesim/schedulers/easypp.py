@@ -11,13 +11,21 @@ holes backfilling could fill. EASY++ plans with a prediction instead:
   at least 1 s, so that a running job always has a future planned end;
 - the shadow time and every backfill decision use predictions (:meth:`planned`), and
   the candidates are tried shortest prediction first (SJBF order, as in the paper);
-- **correction**: a job still running when its prediction expires gets a longer one.
-  The paper's rule, used here: each correction adds the next of 1 min, 5 min, 15 min,
-  30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h and 100 h to the original prediction, never
-  beyond the estimate (past the last step, the estimate). Small steps first, because
-  most underpredicted jobs end soon after their prediction; larger ones later, so a
-  long job is not corrected thousands of times. A correction comes as a timer on the
-  running job (``Control.timer``), followed by a pass: the head's shadow time moved;
+- **correction**: a job still running when its prediction expires gets a longer one,
+  by one of two rules (``easy++:correction=RULE``):
+
+  - ``estimate`` (the default): the user's estimate, at once. The job can run no
+    longer (it is killed there), so the plan is safe again after one correction;
+  - ``steps``: the next of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h,
+    50 h and 100 h added to the original prediction, never beyond the estimate (past
+    the last step, the estimate): the incremental rule the paper describes.
+
+  Measured on the three logs of docs/backfilling-results.md, ``steps`` is worse than
+  EASY itself (CTC-SP2's mean wait 1.8 times EASY's), ``estimate`` better on all
+  three: a grossly underpredicted job keeps the head's shadow time just ahead of
+  ``now`` step after step, so almost nothing may backfill for hours. Hence the
+  default. A correction comes as a timer on the running job (``Control.timer``),
+  followed by a pass: the head's shadow time moved;
 - jobs are still killed at their user estimate (the site does that, not the policy).
 """
 
@@ -25,10 +33,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitesim.schedulers.base import Control, register
+from sitesim.errors import InputError
+from sitesim.schedulers.base import Control, Scheduler, register
 from sitesim.schedulers.easy import EasyScheduler
+from sitesim.schedulers.options import choice, format_options, parse_options
 from sitesim.workload.job import Job
 
+#: The correction rules (module docstring).
+CORRECTION_RULES = ("estimate", "steps")
 #: The paper's correction steps, seconds added to the original prediction.
 CORRECTIONS = (60, 300, 900, 1800, 3600, 7200, 18_000, 36_000, 72_000, 180_000, 360_000)
 #: Ended jobs per user whose runtimes make a prediction.
@@ -40,10 +52,19 @@ class EasyPlusPlusScheduler(EasyScheduler):
     """EASY planning with the mean of each user's last two runtimes, SJBF order, corrections."""
 
     name = "easy++"
-    summary = "EASY++ (Tsafrir et al. 2007): plan with predictions from the user's last two runtimes, SJBF order"
+    summary = (
+        "EASY++ (Tsafrir et al. 2007): plan with predictions from the user's last two runtimes, SJBF order;"
+        " easy++:correction=estimate|steps"
+    )
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, correction: str = "estimate") -> None:
         super().__init__(nodes)
+        if correction not in CORRECTION_RULES:
+            raise InputError(
+                f"easy++: correction must be one of {', '.join(CORRECTION_RULES)}, got {correction!r}",
+                field="--scheduler",
+            )
+        self.correction = correction
         self.control: Control | None = None
         #: The runtimes of each user's last ended jobs, newest last.
         self._history: dict[int, list[int]] = {}
@@ -53,6 +74,15 @@ class EasyPlusPlusScheduler(EasyScheduler):
         #: Corrections made to each running job so far.
         self._corrections: dict[int, int] = {}
         self.counts = {"predicted": 0, "corrected": 0, "underpredicted": 0}
+
+    @classmethod
+    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
+        """``correction=estimate`` or ``correction=steps``."""
+        return cls(nodes, **parse_options(cls.name, arg, {"correction": choice(*CORRECTION_RULES)}))
+
+    @property
+    def spec(self) -> str:
+        return format_options(self.name, {"correction": self.correction})
 
     def bind(self, control: Control) -> None:
         self.control = control
@@ -93,8 +123,11 @@ class EasyPlusPlusScheduler(EasyScheduler):
         self.counts["corrected"] += 1
         if k == 0:
             self.counts["underpredicted"] += 1
-        step = CORRECTIONS[k] if k < len(CORRECTIONS) else job.estimate
-        prediction = min(job.estimate, self._initial[seq] + step)
+        if self.correction == "estimate":
+            prediction = job.estimate
+        else:
+            step = CORRECTIONS[k] if k < len(CORRECTIONS) else job.estimate
+            prediction = min(job.estimate, self._initial[seq] + step)
         self._current[seq] = prediction
         self.replan(job, job.start + prediction)
         if prediction < job.estimate and self.control is not None:

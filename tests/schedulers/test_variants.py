@@ -31,7 +31,7 @@ from tests.users.test_feedback import _same_schedule
 #: The variants on the EASY kernel, as specs (multifactor also recomputing at every pass).
 VARIANTS = [
     name
-    for name in ("sjbf", "easy++", "multifactor", "multifactor:period=0,favor=small", "los", "los:3", "creasy")
+    for name in ("sjbf", "easy++", "easy++:correction=steps", "multifactor", "multifactor:period=0,favor=small", "los", "los:3", "creasy")
     if name.partition(":")[0] in available()
 ]
 #: The variants that plan with the user's estimates (the head's reservation is then a
@@ -209,16 +209,23 @@ def test_sjbf_backfills_the_shorter_job_first() -> None:
 
 
 def test_easypp_predicts_from_the_users_last_two_runtimes_and_corrects() -> None:
-    scheduler = make_scheduler("easy++", 8)
-    jobs = [job(1, 0, 1, 100, 1000), job(2, 0, 1, 300, 1000), job(3, 400, 1, 700, 1000)]
-    for j in jobs:
-        j.user = 7
-    run_jobs(jobs, 8, scheduler)
-    # Job 3's prediction: ceil((100 + 300) / 2) = 200, under its runtime of 700: it is
-    # corrected at 200 (to 200 + 60), 260 (to 200 + 300), 500 (to 200 + 900 = 1100,
-    # capped at the estimate 1000): three corrections, and it is not killed.
-    report = scheduler.report(0)["predictions"]
+    def run(spec: str) -> tuple[dict[str, int], list[Job]]:
+        scheduler = make_scheduler(spec, 8)
+        jobs = [job(1, 0, 1, 100, 1000), job(2, 0, 1, 300, 1000), job(3, 400, 1, 700, 1000)]
+        for j in jobs:
+            j.user = 7
+        run_jobs(jobs, 8, scheduler)
+        return scheduler.report(0)["predictions"], jobs
+
+    # Job 3's prediction: ceil((100 + 300) / 2) = 200, under its runtime of 700. By
+    # steps it is corrected 200 s into its run (to 200 + 60), at 260 (to 200 + 300) and
+    # at 500 (to 200 + 900 = 1100, capped at the estimate 1000): three corrections.
+    report, jobs = run("easy++:correction=steps")
     assert report == {"predicted": 1, "corrected": 3, "underpredicted": 1}
+    assert not jobs[2].killed and jobs[2].end == 400 + 700
+    # By the estimate: one correction, straight to 1000.
+    report, jobs = run("easy++")
+    assert report == {"predicted": 1, "corrected": 1, "underpredicted": 1}
     assert not jobs[2].killed and jobs[2].end == 400 + 700
 
 
