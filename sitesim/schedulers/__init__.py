@@ -6,9 +6,11 @@ policies; they are built by the configuration layer, not looked up by name here.
 
 from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
     conservative,
+    creasy,
     easy,
     easypp,
     fcfs,
+    los,
     multifactor,
     sjbf,
     timed,

@@ -17,11 +17,10 @@ the pass itself (docs/schedulers.md counts the lines each took):
 - :meth:`~EasyScheduler.planned`: the seconds the plan reserves for a job, in the
   shadow time and the backfill test (default: its estimate; ``easy++``: a prediction);
 - :meth:`~EasyScheduler.select`: which candidates start, given the free and extra
-  nodes (default: EASY's greedy scan; ``los``: the packing that uses most nodes);
-- :meth:`~EasyScheduler.window`: how many candidates a pass looks at (default: all).
+  nodes (default: EASY's greedy scan; ``los``: the packing that uses most nodes).
 
 Plain EASY overrides none of them and runs the compiled loops as before; a class that
-overrides any of the last four runs the kernel's general pass, which reads the hooks
+overrides any of the last three runs the kernel's general pass, which reads the hooks
 and keeps the same shortcut (a pass that only arrivals followed resumes the last one).
 """
 
@@ -44,7 +43,7 @@ from sitesim.schedulers.base import Scheduler, register
 from sitesim.workload.job import Job
 
 #: The hooks whose override switches a class to the kernel's general pass.
-_GENERAL_HOOKS = ("backfill_key", "planned", "select", "window")
+_GENERAL_HOOKS = ("backfill_key", "planned", "select")
 
 
 @register
@@ -106,10 +105,6 @@ class EasyScheduler(Scheduler):
     def backfill_key(self, job: Job) -> int | None:
         """Sort key of a backfill candidate, ties by arrival (None: in queue order).
         Fixed for a job while it waits: the kernel keeps the candidates sorted by it."""
-        return None
-
-    def window(self) -> int | None:
-        """How many queued jobs after the head a pass looks at (None: all)."""
         return None
 
     def select(self, candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int,
@@ -247,18 +242,16 @@ class EasyScheduler(Scheduler):
         return started
 
     def _candidates(self, first: int) -> tuple[list[Job], list[int]]:
-        """Queued jobs from position ``first`` within the window, in backfill order, and
-        their planned lengths. With a backfill key and no window, a pass from the head
-        gets the kept sorted lists themselves: they hold the head too, which did not fit
-        in the free nodes and so is never chosen (:meth:`select`'s contract)."""
+        """Queued jobs from position ``first``, in backfill order, and their planned
+        lengths. With a backfill key, a pass from the head gets the kept sorted lists
+        themselves: they hold the head too, which did not fit in the free nodes and so
+        is never chosen (:meth:`select`'s contract)."""
         queue = self.queue
-        limit = self.window()
-        stop = len(queue) if limit is None else min(len(queue), 1 + limit)
-        if first >= stop:
+        if first >= len(queue):
             return [], []
-        if self._keys and first == 1 and stop == len(queue):
+        if self._keys and first == 1:
             return self._by_key, self._key_lengths
-        jobs = queue[first:stop]
+        jobs = queue[first:]
         if self._keys:
             key = self.backfill_key
             jobs.sort(key=lambda job: (key(job), job.seq))

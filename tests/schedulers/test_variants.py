@@ -105,8 +105,7 @@ def audited(spec: str, nodes: int) -> EasyScheduler:
                 assert free_at(shadow, nodes, running) >= head.size, f"head {head.id} delayed at {now}"
                 self.heads.append((now, head.seq, shadow, k))
                 extra = free_at(shadow, nodes, running) - head.size
-                window = self.window()
-                for j in self.queue[1:] if window is None else self.queue[1 : 1 + window]:
+                for j in self.queue[1:]:
                     harmless = now + self.planned(j) <= shadow or j.size <= extra
                     assert not (j.size <= free_now and harmless), f"job {j.id} could have backfilled at {now}"
             else:

@@ -1,0 +1,217 @@
+"""The packing step of LOS: which backfill candidates to start now, chosen optimally.
+
+LOS (Shmueli & Feitelson, "Backfilling with lookahead to optimize the packing of
+parallel jobs", JPDC 2005) keeps EASY's reservation for the head of the queue but
+replaces EASY's one-job-at-a-time backfill scan by a dynamic program that finds the set
+of waiting jobs using the most nodes now. This module is that program, as a pure
+function over numbers; the scheduler that builds its inputs from a queue lives
+elsewhere.
+
+The problem
+-----------
+The candidates are the queued jobs after the head, in queue order (position 0 is
+nearest the head), up to the lookahead depth. Candidate ``i`` needs ``sizes[i]`` nodes;
+``late[i]`` says it would still run at the head's shadow time (its reserved start), so
+it also takes some of the ``extra`` nodes, those the head will leave spare then. With
+``free`` nodes idle now, a set ``S`` of candidates is *feasible* when
+
+- ``sum(sizes[i] for i in S) <= free`` (it fits now), and
+- ``sum(sizes[i] for i in S if late[i]) <= extra`` (the head still starts at its
+  shadow time: jobs gone by then give their nodes back, the others keep theirs).
+
+:func:`pack` returns the feasible set of the largest total size (utilisation now),
+as sorted positions. Many sets may tie; LOS prefers jobs nearer the head, which is made
+exact here as: **the lexicographically first of the maximal sets**, comparing their
+membership vectors in queue order with "in" before "out". Candidate 0 is in if any
+maximal set has it; then candidate 1 is in if any maximal set agreeing so far has it;
+and so on. It is the packing that gives each position, in queue order, the strongest
+claim it can have without losing a node of utilisation.
+
+The fast path: EASY's scan is often already optimal
+---------------------------------------------------
+EASY's scan takes, in queue order, each candidate that still fits given those taken
+before (counting a late one against the extra nodes too). **Claim:** it returns the
+lexicographically first feasible set. *Proof.* Feasibility is closed under taking
+subsets (both constraints are sums of positive sizes). Build the lexicographically
+first feasible set position by position: having fixed positions ``0..i-1`` as the set
+``P``, position ``i`` is in if some feasible set contains ``P + {i}`` (and agrees with
+the exclusions before ``i``); by closure under subsets that holds exactly when
+``P + {i}`` itself is feasible, which is the scan's test. So the two constructions make
+the same choice at every position.
+
+Hence, if the scan's total equals an upper bound of the optimum, the scan's set is a
+maximal set, and as it is first among *all* feasible sets, it is first among the
+maximal ones: it is the answer, and no dynamic program runs. The bound used is
+``min(free, P + min(extra, L))``, ``P`` and ``L`` being the total sizes of the usable
+candidates that are not late and late respectively (a candidate is usable when it
+fits alone: size ``<= free``, and ``<= extra`` too if late). The scan meets it when
+it fills the machine, when it takes every usable candidate, or when it takes every
+usable candidate that is not late and uses up the extra nodes. On a loaded machine
+that is the common case.
+
+The dynamic program
+-------------------
+Otherwise only two numbers of a set matter for feasibility: its total size ``a`` and
+its late total ``l``. For a given total, the set with the least late total is the
+easiest to fit; so rather than a two-dimensional table of reachable ``(a, l)`` pairs,
+one row per candidate suffices:
+
+    ``M[j][a]`` = the least late total of a subset of candidates ``j..`` (in the
+    pruned list, below) whose total size is exactly ``a``; "none" if there is none
+    with a late total within the extra nodes.
+
+``M[k]`` (no candidate) has 0 at ``a = 0`` and "none" elsewhere, and candidate ``j`` of
+size ``s`` (late cost ``c = s`` if late, else 0) gives
+``M[j][a] = min(M[j+1][a], M[j+1][a - s] + c)``. The optimum is the largest ``a`` with
+``M[0][a]`` not "none". Before it, candidates that can never be chosen (size above
+``free``; late and size above ``min(free, extra)``) are dropped, the totals run up to
+``top = min(free, sum of the usable sizes)`` only, and late totals are compared with
+``cap = min(extra, top)`` (a set of total ``<= top`` has a late total ``<= top``, so
+``<= cap`` and ``<= extra`` are the same test); "none" is ``cap + 1``.
+
+Reconstruction walks forward: with ``t`` nodes of the optimum still to place and
+``b`` extra nodes left, candidate ``j`` is taken when ``M[j+1][t - s] <= b - c``, i.e.
+when some completion from the later candidates still reaches the optimum exactly.
+Invariant: some subset of candidates ``j..`` has total ``t`` and late total ``<= b``.
+If such a subset can contain ``j`` we take it (the lexicographic rule); if not, every
+such subset leaves ``j`` out and the invariant passes to ``j + 1``. So the walk ends
+with ``t = 0`` on the lexicographically first maximal set.
+
+Cost: ``k * top`` steps of one addition and one comparison, ``k`` the usable
+candidates; the rows are kept for the walk, ``(k + 1) * (top + 1)`` small integers
+(about 88 kB for 50 candidates and 430 free nodes as 32-bit integers). A bitset
+formulation (for each late budget ``b``, the set of reachable totals as machine words)
+costs ``k * cap * top / 64`` word operations, more whenever ``cap`` exceeds a few dozen
+nodes; the min-late rows replace its second dimension by the value stored.
+
+Both implementations refuse (``MemoryError``) a program over ``top >= 2**30`` nodes,
+whose rows could not be held anyway, so that the compiled one's 32-bit sums cannot
+wrap around. Inputs are checked the same way by both: ``ValueError`` for lists of
+different lengths, a negative ``free`` or ``extra``, or a size that is not positive.
+
+Two implementations
+-------------------
+:func:`pack_python` is the reference; ``pack`` in ``_backfill.pyx`` is its compiled
+twin, the same steps on C arrays, with the same answers (``tests/schedulers/
+test_lookahead.py`` checks both against every subset of small random lists).
+:data:`pack` is the compiled one where it was built and ``SITESIM_COMPILED`` is not
+``0`` (:mod:`sitesim.schedulers.compiled`), else the Python one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sitesim.schedulers.compiled import twin
+
+#: Totals at or above this are refused (the compiled rows are 32-bit, and a row of
+#: 2**30 entries is 4 GiB anyway).
+LIMIT = 1 << 30
+
+Pack = Callable[[Sequence[int], Sequence[bool], int, int], list[int]]
+
+
+def _check(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> None:
+    """Refuse inputs outside the problem (see the module docstring)."""
+    if len(sizes) != len(late):
+        raise ValueError(f"{len(sizes)} sizes but {len(late)} late flags")
+    if free < 0 or extra < 0:
+        raise ValueError(f"free and extra nodes cannot be negative, got free={free}, extra={extra}")
+    for size in sizes:
+        if size <= 0:
+            raise ValueError(f"a candidate needs at least one node, got size {size}")
+
+
+def greedy(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> tuple[list[int], int, int]:
+    """EASY's scan over the candidates: (positions taken, their total size, an upper
+    bound of the optimum). The positions are the lexicographically first feasible set,
+    so they are the answer when the total meets the bound (module docstring)."""
+    taken: list[int] = []
+    left, spare = free, extra
+    plain = lateful = 0  # usable sizes: not late, late
+    for i, size in enumerate(sizes):
+        if late[i]:
+            if size <= free and size <= extra:
+                lateful += size
+                if size <= left and size <= spare:
+                    taken.append(i)
+                    left -= size
+                    spare -= size
+        elif size <= free:
+            plain += size
+            if size <= left:
+                taken.append(i)
+                left -= size
+        if left == 0:  # the machine is full: no set does better
+            return taken, free, free
+    return taken, free - left, min(free, plain + min(extra, lateful))
+
+
+def pack_dp(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> list[int]:
+    """The dynamic program alone (no fast path): the lexicographically first feasible
+    set of the largest total size, as sorted positions. Inputs are not checked."""
+    usable = [i for i, size in enumerate(sizes) if size <= free and (not late[i] or size <= extra)]
+    if not usable:
+        return []
+    size = [sizes[i] for i in usable]
+    cost = [sizes[i] if late[i] else 0 for i in usable]
+    top = min(free, sum(size))
+    if top >= LIMIT:
+        raise MemoryError(f"a packing over {top} nodes is beyond the packing step's range (2**30)")
+    cap = min(extra, top)
+    none = cap + 1
+    # rows[j][a]: least late total of a subset of usable[j:] of total a (none: no such subset).
+    row = [0] + [none] * top
+    rows = [row]
+    reach = 0  # the total of usable[j+1:], capped at top: the row is "none" above it
+    for j in range(len(usable) - 1, -1, -1):
+        s, c = size[j], cost[j]
+        hi = min(top, reach + s)
+        prev = row
+        # v < x <= none keeps every entry at most none (v <= cap when stored).
+        row = prev[:s] + [v if (v := p + c) < x else x for x, p in zip(prev[s : hi + 1], prev[: hi + 1 - s])] + prev[hi + 1 :]
+        rows.append(row)
+        reach = hi
+    rows.reverse()
+    first = rows[0]
+    target = next(a for a in range(top, -1, -1) if first[a] <= cap)
+    chosen: list[int] = []
+    budget = cap
+    for j, position in enumerate(usable):
+        if target == 0:
+            break
+        s, c = size[j], cost[j]
+        if s <= target and c <= budget and rows[j + 1][target - s] <= budget - c:
+            chosen.append(position)
+            target -= s
+            budget -= c
+    return chosen
+
+
+def pack_python(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> list[int]:
+    """The candidates to start now: the sorted positions of the lexicographically first
+    feasible set of the largest total size (module docstring). EASY's scan when it
+    provably reaches the optimum, else the dynamic program."""
+    _check(sizes, late, free, extra)
+    taken, used, bound = greedy(sizes, late, free, extra)
+    if used == bound:
+        return taken
+    return pack_dp(sizes, late, free, extra)
+
+
+def _compiled() -> Pack | None:
+    """The compiled twin (``_backfill.pack``), where built and not switched off."""
+    module = twin("_backfill")
+    if module is None:
+        return None
+    if not hasattr(module, "pack"):  # an in-place build older than its source
+        raise ImportError(
+            f"{module.__name__} was built from an older _backfill.pyx (it has no pack):"
+            " rebuild it (pip install -e .) or set SITESIM_COMPILED=0"
+        )
+    compiled: Pack = module.pack
+    return compiled
+
+
+#: The implementation in use: the compiled one where it was built (same answers).
+pack: Pack = _compiled() or pack_python
