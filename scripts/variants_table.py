@@ -11,15 +11,20 @@ byte-identical.
     SITESIM_TRACES=DIR python scripts/variants_table.py --doc docs/backfilling-results.md [--jobs N]
 
 With ``--doc FILE`` the tables replace what lies between ``<!-- variants-table:start -->``
-and ``<!-- variants-table:end -->`` in FILE.
+and ``<!-- variants-table:end -->`` in FILE. ``--lines-doc FILE`` writes the size of
+each variant's module (the proof that the kernel's hooks carry the variants) between
+``<!-- variant-lines:start -->`` and ``<!-- variant-lines:end -->``; it needs no log.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import os
 import sys
 import time
+import tokenize
 from pathlib import Path
 
 from estimates_table import write_doc
@@ -34,6 +39,38 @@ TRACES = {
 }
 POLICIES = ("fcfs", "easy", "cons", "sjbf", "easy++", "los", "multifactor")
 START, END = "<!-- variants-table:start -->", "<!-- variants-table:end -->"
+LINES_START, LINES_END = "<!-- variant-lines:start -->", "<!-- variant-lines:end -->"
+#: The variants' modules, relative to the package's schedulers folder.
+MODULES = {"sjbf": "sjbf.py", "easy++": "easypp.py", "los": "los.py", "multifactor": "multifactor.py",
+           "creasy": "creasy.py"}
+
+
+def code_lines(source: str) -> int:
+    """Lines holding code: neither blank, nor only a comment, nor part of a docstring."""
+    doc_lines: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                doc_lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    lines: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                              tokenize.DEDENT, tokenize.ENDMARKER):
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - doc_lines)
+
+
+def lines_table() -> str:
+    """Each variant's module: all lines, and code lines."""
+    import sitesim.schedulers
+
+    folder = Path(sitesim.schedulers.__file__).parent
+    rows = ["| policy | module | lines | code lines |", "|---|---|---:|---:|"]
+    for policy, name in MODULES.items():
+        source = (folder / name).read_text(encoding="utf-8")
+        rows.append(f"| `{policy}` | `sitesim/schedulers/{name}` | {len(source.splitlines())} | {code_lines(source)} |")
+    return "\n".join(rows) + "\n"
 
 
 def one_run(args: tuple[str, str, str]) -> dict:
@@ -78,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default=",".join(POLICIES), help="comma-separated policies")
     parser.add_argument("--jobs", type=int, default=None, help="replays run in parallel (default: every CPU)")
     parser.add_argument("--doc", type=Path, help="markdown file whose table section to replace")
+    parser.add_argument("--lines-doc", type=Path, help="markdown file whose module-size table to replace")
     args = parser.parse_args(argv)
+    if args.lines_doc:
+        write_doc(args.lines_doc, lines_table(), LINES_START, LINES_END)
+        return 0
     if not args.traces:
         print("SITESIM_TRACES is not set (or give --traces): nothing to replay", file=sys.stderr)
         return 0
