@@ -30,10 +30,21 @@ from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.lookahead import pack
+from sitesim.schedulers.options import parse_options
 from sitesim.workload.job import Job
 
 #: Jobs behind the head that a pass considers by default.
 DEPTH = 50
+
+
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"must be a whole number of jobs, got {text!r}") from None
+    if value < 1:
+        raise ValueError(f"must be at least 1, got {value}")
+    return value
 
 
 @register
@@ -51,13 +62,10 @@ class LosScheduler(EasyScheduler):
 
     @classmethod
     def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
-        if arg is None:
-            return cls(nodes)
-        try:
-            depth = int(arg)
-        except ValueError:
-            raise InputError(f"los: the lookahead depth must be a whole number, got {arg!r}", field="--scheduler") from None
-        return cls(nodes, depth)
+        """``los:DEPTH`` or ``los:depth=DEPTH`` (the form a site file's table gives)."""
+        if arg is not None and "=" not in arg:
+            arg = f"depth={arg}"
+        return cls(nodes, **parse_options(cls.name, arg, {"depth": _depth}))
 
     @property
     def spec(self) -> str:
