@@ -39,7 +39,10 @@ STAGES: list[list[Step]] = [
      (["trial_runs_table.py", "--out", "docs/trial-runs.md"], True)],
     [(["fidelity.py"], False), (["exp_violations.py"], False)],
     [(["exp_load_scaling.py"], False), (["estimates_table.py", "--doc", "docs/backfilling-results.md"], True)],
-    [(["exp_schedulers.py"], False)],
+    [(["exp_schedulers.py"], False),
+     (["variants_table.py", "--doc", "docs/backfilling-results.md"], True)],
+    [(["variants_site.py", "--doc", "docs/site-level.md", "--figure", "docs/figures/variants_site.png"], False),
+     (["variants_table.py", "--lines-doc", "docs/schedulers.md"], False)],
 ]
 
 
