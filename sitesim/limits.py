@@ -20,6 +20,9 @@ MAX_NODES = 10_000_000
 MAX_SECONDS = 2**32
 #: Jobs a site-level run may be asked to submit (``--jobs``).
 MAX_JOBS = 10**9
+#: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
+#: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
+MAX_LINE_BYTES = 1 << 20
 #: Replications of each base seed in a sweep.
 MAX_REPLICATIONS = 10_000
 

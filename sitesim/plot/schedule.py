@@ -18,6 +18,7 @@ from attrs import define
 
 from sitesim.errors import InputError
 from sitesim.workload.swf import SwfReader
+from sitesim.workload.trace_rules import replay_rules
 
 
 @define(slots=True)
@@ -40,7 +41,7 @@ def read_schedule(path: str | os.PathLike[str]) -> Schedule:
     cols: dict[str, list[int]] = {k: [] for k in ("job", "user", "submit", "start", "end", "size")}
     never: list[int] = []
     with SwfReader(path) as reader:
-        for r in reader:
+        for r in replay_rules(reader, ordered=False):  # times a replay accepts, or an error
             size = r.allocated_processors if r.allocated_processors > 0 else r.requested_processors
             if r.wait_time < 0 or r.run_time < 0 or size <= 0:
                 if r.submit_time >= 0:

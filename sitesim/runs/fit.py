@@ -38,7 +38,9 @@ from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.starts import StartReplay, simulate_starts
 from sitesim.workload.calendar import Clock
+from sitesim.workload.files import rereadable
 from sitesim.workload.swf import SwfHeader, SwfReader
+from sitesim.workload.trace_rules import replay_rules
 
 #: Fewer distinct users than this is not a population.
 MIN_USERS = 3
@@ -61,7 +63,8 @@ class FitSummary:
 
 def _read(path: Path, skip_malformed: bool, starts: StartReplay | None) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
     with SwfReader(path, skip_malformed=skip_malformed) as reader:
-        records = iter(reader) if starts is None else starts.fill(iter(reader))
+        checked = replay_rules(reader)  # a log replay refuses cannot be fitted either
+        records = checked if starts is None else starts.fill(checked)
         jobs, report = clean_records(records)
         return jobs, report, reader.header
 
@@ -83,19 +86,34 @@ def fit_log(
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}.
 
     A log without wait times (or any log, with ``start_policy``) gets its starts
-    simulated first (:mod:`sitesim.runs.starts`)."""
+    simulated first (:mod:`sitesim.runs.starts`). A pipe is copied once to a temporary
+    file, since a fit reads its log more than once; errors name ``log`` all the same."""
     path = Path(log)
+    with rereadable(path) as source:
+        try:
+            return _fit_log(path, source, out, name, skip_malformed, start_policy)
+        except InputError as exc:
+            if exc.path == str(source):
+                exc.path = str(path)
+            raise
+
+
+def _fit_log(
+    path: Path, source: Path, out: Path, name: str | None, skip_malformed: bool, start_policy: str | None
+) -> FitSummary:
+    """:func:`fit_log` on ``source``, a file that can be read again (``path``: the log
+    as the user named it, for names and messages)."""
     where = str(path)
-    jobs, report, header = _read(path, skip_malformed, None)
+    jobs, report, header = _read(source, skip_malformed, None)
     if report.total == 0:
         raise InputError("no job records: nothing to fit", path=where)
     if report.with_user == 0:
         raise InputError("no user field (field 12 is -1 for every job): users cannot be fitted", path=where)
     starts = None
     if start_policy is not None or _no_waits(report):
-        nodes = header.machine_size() or _largest(path, skip_malformed)
-        starts = simulate_starts(path, header, nodes, policy=start_policy, skip_malformed=skip_malformed)
-        jobs, report, header = _read(path, skip_malformed, starts)
+        nodes = header.machine_size() or _largest(source, skip_malformed)
+        starts = simulate_starts(source, header, nodes, policy=start_policy, skip_malformed=skip_malformed)
+        jobs, report, header = _read(source, skip_malformed, starts)
     if not jobs:
         raise InputError(
             f"no usable jobs after cleaning: all {report.total:,} excluded, {report.describe()}"
@@ -115,7 +133,7 @@ def fit_log(
     machine = header.machine_size() or max(j.size for j in jobs)
     clock = Clock.from_header(header)
     analysis = analyze_jobs(
-        jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(path), machine_size=machine
+        jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(source), machine_size=machine
     )
     command = f"sitesim fit {path.name}"
     table = build_table(analysis, [analysis], command)
