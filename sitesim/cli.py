@@ -373,6 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitesim.runs.fit import main as fit_main
 
         return fit_main(argv[1:])
+    if argv[:1] == ["study"]:
+        from sitesim.study.cli import main as study_main
+
+        return study_main(argv[1:])
     if argv[:1] == ["convert"]:
         from sitesim.workload.convert import main as convert_main
 

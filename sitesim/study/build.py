@@ -1,0 +1,122 @@
+"""A study from configuration to report: check, run what is missing, write the outputs.
+
+The order is what keeps bad input from leaving anything behind and an interrupted study
+resumable: everything is checked before the output folder is made; study.toml is
+written first (so ``--from`` can finish an interrupted study); the sweeps append rows as
+runs finish; cross.csv and report.html are rewritten whole from the CSVs at the end,
+so they always describe every run the study has.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from attrs import define
+
+from sitesim.errors import InputError
+from sitesim.runs.site import SiteConfig
+from sitesim.study.config import STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, user_counts, write_study_file
+from sitesim.study.cross import CROSS, matrix, predictions, write_cross
+from sitesim.study.narrative import PRIMARY, paragraph
+from sitesim.study.runs import REPLAYS, RESULTS, Plan, SiteRun, StudyRuns, first_seed_traces, plan, prune_traces, run_all, selected
+from sitesim.sweep.store import read_rows
+
+REPORT = "report.html"
+
+
+@define(slots=True)
+class Study:
+    """A checked study: its configuration, the site every run starts from, its points."""
+
+    config: StudyConfig
+    base: SiteConfig
+    plan: Plan
+
+
+def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> Study:
+    """Check the study and its output folder; create nothing."""
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", path=str(out), field="-o")
+    if str(out) in ("", "."):
+        raise InputError("give the study its own folder, not the current one", field="-o")
+    base = resolve(config, base_dir=base_dir)
+    return Study(config, base, plan(config, base))
+
+
+def run_study(study: Study, out: Path, executor: Any = None, *, jobs: int | None = None,
+              progress: bool = False, figures: Path | None = None) -> StudyRuns:
+    """Run what is missing of ``study`` into ``out`` and write its outputs there."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_study_file(out / STUDY_FILE, study.config, model_fingerprint(study.base))
+    runs = run_all(study.plan, study.base, out, executor, jobs=jobs, progress=progress)
+    if runs.ok:
+        prune_traces(study.plan, out, study.config.seeds[0])
+        write_outputs(study, out, figures)
+    return runs
+
+
+def _rows(path: Path, points: Any) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    return selected(read_rows(path)[1], points)
+
+
+def write_outputs(study: Study, out: Path, figures_dir: Path | None = None) -> None:
+    """cross.csv and report.html from the study's rows (and its first seed's traces)."""
+    from sitesim.study import figures as draw
+    from sitesim.study.report import Figure, cross_tables, metric_tables, page
+    from sitesim.workload.files import atomic_text_write
+
+    config, policies = study.config, list(study.config.policies)
+    users = list(user_counts(config, study.base))
+    site_rows = _rows(out / RESULTS, study.plan.site_points)
+    replay_rows = _rows(out / REPLAYS, study.plan.replay_points)
+    cells = matrix(predictions(site_rows, replay_rows, study.plan.sources), policies)
+    write_cross(out / CROSS, cells)
+
+    seed = config.seeds[0]
+    traces = _traces(study, out, users[0], seed)
+    shown: list[Figure] = []
+    if len(users) > 1:
+        shown.append(Figure("throughput", draw.throughput_vs_users(site_rows, policies, users),
+                            "Throughput against the number of users, per policy (mean and 95% CI over the seeds)."))
+    shown.append(Figure("wait", draw.metric_bars(site_rows, users[0], policies, PRIMARY),
+                        f"Mean wait per policy with {users[0]} users (mean and 95% CI over the seeds; best in green)."))
+    shown.append(Figure("cdf", draw.wait_cdfs({p: s.start - s.submit for p, s in traces.items()}, seed),
+                        f"Distribution of the waits of the jobs that started, per policy ({users[0]} users, seed {seed})."))
+    curves = {p: (*_curves(s), s.machine) for p, s in traces.items()}
+    shown.append(Figure("load", draw.load_over_time(curves, seed),
+                        f"Utilisation and queued jobs over simulated time, per policy ({users[0]} users, seed {seed})."))
+    heat = [Figure(f"cross_{u}", draw.heat_map(cells, policies, u, PRIMARY),
+                   f"Error of the open model's mean wait, % ({u} users): row = whose site-level trace,"
+                   " column = the policy it was replayed under; mean ± 95% CI over the seeds.")
+            for u in users if any(c.users == u for c in cells)]
+    settings = describe(config, study.base)
+    findings = [paragraph(site_rows, cells, u, policies, len(config.seeds)) for u in users]
+    html = page(f"Scheduler study: {config.site}", settings, findings, metric_tables(site_rows, users, policies),
+                shown, heat, cross_tables(cells, users, policies))
+    with atomic_text_write(out / REPORT) as handle:
+        handle.write(html)
+    if figures_dir is not None:
+        draw.save({f.name: f.png for f in (*shown, *heat)}, figures_dir)
+
+
+def _traces(study: Study, out: Path, users: int, seed: int) -> dict[str, Any]:
+    """Policy → schedule of its site-level run (``users``, ``seed``), made again if gone."""
+    from sitesim.plot.schedule import read_schedule
+
+    site = SiteRun(study.base, str(out))
+    found = first_seed_traces(study.plan, out, users, seed)
+    for trace, point in study.plan.sources:
+        if point.users == users and point.seed == seed and not os.path.isfile(out / trace):
+            site(point)
+    return {p: read_schedule(path) for p, path in found.items()}
+
+
+def _curves(schedule: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from sitesim.plot.schedule import load_curves
+
+    return load_curves(schedule)

@@ -1,0 +1,117 @@
+"""``sitesim study``: compare schedulers on one site, end to end (docs/study.md).
+
+    sitesim study --site SITE -s POLICY[,POLICY...] --seeds N [--users LIST]
+                  [--duration DAYS] [--jobs N | --scheduler-address ADDR | --serial] -o DIR
+    sitesim study --from DIR/study.toml [-o DIR2]
+
+Exit status: 0 done, 1 some runs failed (run again to retry them), 2 bad input (one
+line; nothing is written), 130/143 interrupted (run again to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitesim.errors import InputError
+from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
+from sitesim.schedulers.options import split_specs
+
+
+def _users(text: str) -> list[int]:
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"empty value in the list {text!r}")
+    try:
+        return [int(item) for item in items]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _policies(text: str) -> list[str]:
+    items = split_specs(text)
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"empty value in the list {text!r}")
+    return items
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitesim study",
+        description="Compare scheduling policies on one site: site-level runs over seeds, each"
+        " policy's trace replayed under every other (what a conventional study would predict),"
+        " and a self-contained report (results.csv, cross.csv, report.html, study.toml).",
+        epilog="Docs: docs/study.md.",
+    )
+    parser.add_argument("--site", metavar="SITE", help="a shipped site (paper, measured, closed, ...),"
+                        " a fitted site.toml, or a site file")
+    parser.add_argument("-s", "--scheduler", dest="policies", type=_policies, metavar="POLICY[,POLICY...]",
+                        help="the policies to compare (any specs, module:Class, key=value options)")
+    parser.add_argument("--seeds", type=int, metavar="N", help="replications: seeds 0..N-1")
+    parser.add_argument("--users", type=_users, metavar="LIST", help="user counts (default: the site's)")
+    parser.add_argument("--duration", type=float, metavar="DAYS", help="simulated days (default: the site's)")
+    parser.add_argument("--from", dest="source", type=Path, metavar="STUDY_TOML",
+                        help="rerun the study a study.toml describes (default output: its folder)")
+    parser.add_argument("-o", "--out", type=Path, metavar="DIR", help="the study's folder (resumed if it exists)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("-j", "--jobs", type=int, metavar="N", help="local worker processes (default: CPUs)")
+    where.add_argument("--scheduler-address", metavar="ADDR", help="run on this dask.distributed scheduler")
+    where.add_argument("--serial", action="store_true", help="run in this process, one run at a time")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--figures", type=Path, metavar="DIR", help="also write the figures as DIR/study_*.png")
+    return parser
+
+
+def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None]:
+    """The study the arguments name, its output folder, and where relative sites are read from."""
+    from sitesim.study.config import StudyConfig, duration_of, read_study_file, seeds_of
+
+    if args.source is not None:
+        given = [flag for flag, value in (("--site", args.site), ("--scheduler", args.policies),
+                                          ("--seeds", args.seeds), ("--users", args.users),
+                                          ("--duration", args.duration)) if value is not None]
+        if given:
+            raise InputError(f"{', '.join(given)}: the study comes from the file; give either", field="--from")
+        study, _ = read_study_file(args.source)
+        return study, args.out if args.out is not None else args.source.parent, args.source.parent
+    missing = [flag for flag, value in (("--site", args.site), ("-s", args.policies), ("--seeds", args.seeds),
+                                        ("-o", args.out)) if value is None]
+    if missing:
+        raise InputError(f"missing {', '.join(missing)} (or --from STUDY_TOML)", field="sitesim study")
+    study = StudyConfig(site=args.site, policies=args.policies, seeds=seeds_of(args.seeds),
+                        users=args.users or (), duration=None if args.duration is None else duration_of(args.duration))
+    return study, args.out, None
+
+
+def _run(args: argparse.Namespace) -> int:
+    from sitesim.study.build import prepare, run_study
+
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"must be at least 1, got {args.jobs}", field="--jobs")
+    study, out, base_dir = _study(args)
+    prepared = prepare(study, out, base_dir=base_dir)
+    executor: Any = None
+    if args.scheduler_address:
+        from sitesim.sweep.executors import DaskExecutor
+
+        executor = DaskExecutor(address=args.scheduler_address)
+    elif args.serial:
+        executor = "serial"
+    progress = not args.no_progress and sys.stderr.isatty()
+    runs = run_study(prepared, out, executor, jobs=args.jobs, progress=progress, figures=args.figures)
+    print(f"# sitesim study: {runs.describe()}", file=sys.stderr)
+    if not runs.ok:
+        for key, error in (*runs.sites.failed, *runs.replays.failed):
+            print(f"# failed: {', '.join(c for c in key if c)}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"# wrote {out}/results.csv, cross.csv, report.html, study.toml", file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    return run_command("sitesim study", lambda: _run(args), note="run the same command again to resume")

@@ -1,0 +1,118 @@
+"""The conventional-vs-site-level matrix: the paper's Tables 3-4 for every pair of policies.
+
+The paper replays the EASY site's trace under FCFS (Table 3) and the FCFS site's trace
+under EASY (Table 4), and compares each prediction with the evaluated scheduler's own
+site-level run with the same users and seed. A study does that for every ordered pair
+of its policies, and for each policy with its own trace. Each cell is computed per seed
+exactly as sitesim/experiments/ does (:class:`~sitesim.experiments.prediction.Prediction`;
+mean and 95% CI over seeds with :class:`~sitesim.experiments.fidelity.Estimate`). Besides
+the paper's inaccuracy, ``|conventional - site| / site``, the cell keeps its sign:
+positive where the open model predicts a longer wait than the users would see.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from attrs import define
+
+from sitesim.experiments.fidelity import Estimate
+from sitesim.experiments.prediction import METRICS, Prediction
+from sitesim.sweep.grid import Point, format_cell
+from sitesim.sweep.run import Row
+
+CROSS = "cross.csv"
+#: cross.csv's columns: the pair and metric, then mean and CI half-width of each quantity.
+COLUMNS: tuple[str, ...] = (
+    "users", "trace_policy", "evaluated_policy", "metric", "n",
+    "site_mean", "site_ci", "conventional_mean", "conventional_ci",
+    "error_pct_mean", "error_pct_ci", "inaccuracy_pct_mean", "inaccuracy_pct_ci",
+)
+
+
+@define(frozen=True, slots=True)
+class Cell:
+    """One (trace policy, evaluated policy, metric) over the seeds."""
+
+    users: int
+    trace_policy: str
+    evaluated: str
+    metric: str
+    site: Estimate
+    conventional: Estimate
+    #: Signed: 100 (conventional - site) / site.
+    error: Estimate
+    #: The paper's: 100 |conventional - site| / site.
+    inaccuracy: Estimate
+
+    def row(self) -> dict[str, str]:
+        out = {"users": format_cell(self.users), "trace_policy": self.trace_policy,
+               "evaluated_policy": self.evaluated, "metric": self.metric, "n": format_cell(self.site.n)}
+        for name, e in (("site", self.site), ("conventional", self.conventional),
+                        ("error_pct", self.error), ("inaccuracy_pct", self.inaccuracy)):
+            out[f"{name}_mean"] = format_cell(e.mean)
+            out[f"{name}_ci"] = format_cell(e.ci)
+        return out
+
+
+def _metrics(row: Row) -> dict[str, float]:
+    return {m: float(row[m]) for m in (*METRICS, "offered_load", "completed", "utilization")}
+
+
+def predictions(site_rows: Iterable[Row], replay_rows: Iterable[Row],
+                sources: Sequence[tuple[str, Point]]) -> list[tuple[int, Prediction]]:
+    """(users, prediction) for every replay row whose site-level runs are at hand."""
+    site = {(int(r["users"]), r["scheduler"], int(r["seed"])): _metrics(r) for r in site_rows}
+    source_of = dict(sources)
+    out = []
+    for r in replay_rows:
+        point = source_of.get(r["trace"])
+        if point is None or point.users is None:
+            continue
+        key = (point.users, point.scheduler, point.seed)
+        own = (point.users, r["scheduler"], point.seed)
+        if key in site and own in site:
+            out.append((point.users, Prediction(trace_scheduler=point.scheduler, evaluated=r["scheduler"],
+                                                seed=point.seed, source=site[key],
+                                                conventional=_metrics(r), site_level=site[own])))
+    return out
+
+
+def _error(p: Prediction, metric: str) -> float:
+    site = p.site_level[metric]
+    return math.nan if site == 0 else 100 * (p.conventional[metric] - site) / site
+
+
+def matrix(found: Sequence[tuple[int, Prediction]], policies: Sequence[str]) -> list[Cell]:
+    """Every cell, in the order users, trace policy, evaluated policy (the study's
+    order), metric; cells without a prediction are left out."""
+    groups: dict[tuple[int, str, str], list[Prediction]] = {}
+    for users, p in found:
+        groups.setdefault((users, p.trace_scheduler, p.evaluated), []).append(p)
+    order = {name: i for i, name in enumerate(policies)}
+    cells = []
+    for key in sorted(groups, key=lambda k: (k[0], order.get(k[1], 0), order.get(k[2], 0))):
+        users, source, evaluated = key
+        runs = sorted(groups[key], key=lambda p: p.seed)
+        for metric in METRICS:
+            cells.append(Cell(
+                users=users, trace_policy=source, evaluated=evaluated, metric=metric,
+                site=Estimate.of([p.site_level[metric] for p in runs]),
+                conventional=Estimate.of([p.conventional[metric] for p in runs]),
+                error=Estimate.of([_error(p, metric) for p in runs]),
+                inaccuracy=Estimate.of([abs(_error(p, metric)) for p in runs]),
+            ))
+    return cells
+
+
+def write_cross(path: Path, cells: Sequence[Cell]) -> None:
+    """cross.csv, written whole or not at all."""
+    from sitesim.workload.files import atomic_text_write
+
+    with atomic_text_write(path) as out:
+        writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(c.row() for c in cells)

@@ -1,0 +1,198 @@
+"""A study's runs, on the sweep machinery: site-level runs, then every trace replayed.
+
+Two sweeps (sitesim/sweep/), so both are parallel (processes or Dask), resumable,
+locked and shown with a progress bar exactly as ``sitesim sweep`` is:
+
+- ``results.csv``: one site-level run per (users, policy, seed). Each run also keeps
+  its trace under ``runs/``, because the second sweep replays it;
+- ``replays.csv``: each policy's site-level trace replayed in the open model under
+  every policy of the study (itself included: the diagonal shows what the open model
+  gets wrong even about the scheduler that made the trace).
+
+The sweep's own per-point function runs the default (``paper``) site; a study runs any
+site, so it passes run functions of its own that carry the site's configuration, and
+stamps its points with that site's model fingerprint itself. A replay whose trace is
+gone (a study interrupted between its sweeps, or traces removed) makes it again: a run
+is determined by its key, so the trace is the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import define
+
+from sitesim.runs.site import SiteConfig
+from sitesim.study.config import StudyConfig, evolve_site, model_fingerprint, user_counts
+from sitesim.sweep.grid import Point
+from sitesim.sweep.run import Row, make_row
+from sitesim.sweep.runner import SweepReport, run_sweep
+
+RESULTS = "results.csv"
+REPLAYS = "replays.csv"
+#: Folder of the site-level runs' outputs (trace.swf, summary.json, stats.txt).
+RUNS = "runs"
+
+
+def slug(policy: str) -> str:
+    """A folder name for a policy spec (``module:Class``, ``key=value`` options are not
+    file-name safe): the spec itself when it is, else a cleaned form and a short hash."""
+    if re.fullmatch(r"[A-Za-z0-9+._-]+", policy):
+        return policy
+    clean = re.sub(r"[^A-Za-z0-9+._-]+", "_", policy).strip("_")
+    return f"{clean}-{hashlib.sha256(policy.encode()).hexdigest()[:6]}"
+
+
+def run_folder(policy: str, users: int, seed: int) -> str:
+    """The site-level run's folder, relative to the study's."""
+    return f"{RUNS}/{slug(policy)}-u{users}-s{seed}"
+
+
+@define(frozen=True, slots=True)
+class Plan:
+    """The study's points: site-level runs and replays, with what each replay replays."""
+
+    site_points: tuple[Point, ...]
+    replay_points: tuple[Point, ...]
+    #: For each replay point's trace: the site-level point that wrote it.
+    sources: tuple[tuple[str, Point], ...]
+
+    def source_of(self, trace: str) -> Point:
+        return dict(self.sources)[trace]
+
+
+def plan(study: StudyConfig, base: SiteConfig) -> Plan:
+    """Every point of the study, stamped with the site's model fingerprint."""
+    model = model_fingerprint(base)
+    sites: list[Point] = []
+    replays: list[Point] = []
+    sources: list[tuple[str, Point]] = []
+    for users in user_counts(study, base):
+        for policy in study.policies:
+            for seed in study.seeds:
+                point = Point(mode="site", scheduler=policy, estimates=base.estimates, seed=seed,
+                              nodes=base.nodes, users=users, submittal=base.submittal,
+                              workpool=base.workpool, duration=base.duration, model=model)
+                sites.append(point)
+                trace = f"{run_folder(policy, users, seed)}/trace.swf"
+                sources.append((trace, point))
+                for evaluated in study.policies:
+                    replays.append(Point(mode="replay", scheduler=evaluated, estimates="trace", seed=seed,
+                                         trace=trace, load_factor=1.0, model=model))
+    return Plan(tuple(sites), tuple(replays), tuple(sources))
+
+
+@define(frozen=True, slots=True)
+class SiteRun:
+    """The per-point function of the site-level sweep: the study's site with the point's
+    users, policy and seed; its outputs kept in the point's run folder (picklable, for
+    worker processes and Dask)."""
+
+    base: SiteConfig
+    root: str
+
+    def config(self, point: Point) -> SiteConfig:
+        assert point.users is not None
+        return evolve_site(self.base, users=point.users, scheduler=point.scheduler, seed=point.seed)
+
+    def __call__(self, point: Point) -> Row:
+        from sitesim.runs.site import run_site
+
+        assert point.users is not None
+        config = self.config(point)
+        out = Path(self.root) / run_folder(point.scheduler, point.users, point.seed)
+        result = run_site(config, out=out, progress=False)
+        return make_row(point, config.nodes, result.summary, productivity=result.productivity)
+
+
+@define(frozen=True, slots=True)
+class ReplayRun:
+    """The per-point function of the replay sweep: the point's trace (relative to the
+    study's folder, so its key does not depend on where the study is) replayed under
+    the point's policy with the trace's estimates, as the paper's Tables 3-4 do."""
+
+    site: SiteRun
+    sources: tuple[tuple[str, Point], ...]
+
+    def __call__(self, point: Point) -> Row:
+        from sitesim.runs.replay import ReplayConfig, run_replay
+
+        assert point.trace is not None
+        trace = Path(self.site.root) / point.trace
+        if not trace.is_file():
+            self.site(dict(self.sources)[point.trace])
+        replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=point.scheduler, estimates="trace",
+                                           load_factor=1.0, seed=point.seed))
+        return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
+
+
+@define(slots=True)
+class StudyRuns:
+    """How the study's two sweeps went."""
+
+    sites: SweepReport
+    replays: SweepReport
+
+    @property
+    def ok(self) -> bool:
+        return self.sites.ok and self.replays.ok
+
+    @property
+    def ran(self) -> int:
+        return self.sites.ran + self.replays.ran
+
+    def describe(self) -> str:
+        """One line for the person who started the study: what was already done."""
+        s, r = self.sites, self.replays
+        if not self.ran and self.ok:
+            return (f"nothing new to run: all {s.total} site-level runs and {r.total} replays were"
+                    " already done; outputs rewritten from them")
+        resumed = " (resumed: the rest were already done)" if s.existing or r.existing else ""
+        failed = len(s.failed) + len(r.failed)
+        return (f"{s.ran} of {s.total} site-level runs and {r.ran} of {r.total} replays run now{resumed}"
+                + (f"; {failed} failed (run the same command again to retry them)" if failed else ""))
+
+
+def run_all(plan_: Plan, base: SiteConfig, root: Path, executor: Any, *, jobs: int | None,
+            progress: bool) -> StudyRuns:
+    """Both sweeps into ``root``; the replays run only once every site-level run is done."""
+    site = SiteRun(base, str(root))
+    sites = run_sweep(plan_.site_points, root / RESULTS, executor, jobs=jobs, run=site, progress=progress)
+    if not sites.ok:
+        return StudyRuns(sites, SweepReport(total=len(plan_.replay_points)))
+    replays = run_sweep(plan_.replay_points, root / REPLAYS, executor, jobs=jobs,
+                        run=ReplayRun(site, plan_.sources), progress=progress)
+    return StudyRuns(sites, replays)
+
+
+def prune_traces(plan_: Plan, root: Path, keep_seed: int) -> None:
+    """Remove the site-level run folders of every seed but ``keep_seed`` once all their
+    replays are done: the report draws its figures from one seed, and a missing trace is
+    made again should a later, larger study need it. Only folders the study made."""
+    for trace, point in plan_.sources:
+        if point.seed != keep_seed:
+            folder = root / Path(trace).parent
+            if folder.is_dir():
+                shutil.rmtree(folder)
+
+
+def first_seed_traces(plan_: Plan, root: Path, users: int, seed: int) -> dict[str, Path]:
+    """Policy → the trace of its site-level run for ``users`` and ``seed`` (made again if gone)."""
+    out = {}
+    for trace, point in plan_.sources:
+        if point.users == users and point.seed == seed:
+            out[point.scheduler] = root / trace
+    return out
+
+
+def selected(rows: Sequence[Row], points: Sequence[Point]) -> list[Row]:
+    """The rows of ``points`` (a CSV may also hold an earlier study's other rows)."""
+    from sitesim.sweep.store import row_key
+
+    wanted = {p.key() for p in points}
+    return [r for r in rows if row_key(r) in wanted]

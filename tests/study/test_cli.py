@@ -1,0 +1,130 @@
+"""``sitesim study`` end to end: its outputs, a second call that runs nothing, a rerun
+from study.toml, a resumed study, and bad input refused before anything is written."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitesim.cli import main
+from tests.helpers import one_line_error
+from tests.study.conftest import STUDY
+
+OUTPUTS = {"results.csv", "cross.csv", "report.html", "study.toml"}
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_study_writes_every_output(study_dir: Path) -> None:
+    assert OUTPUTS <= {p.name for p in study_dir.iterdir()}
+    site = rows(study_dir / "results.csv")
+    assert len(site) == 6
+    assert {(r["scheduler"], r["seed"]) for r in site} == {(p, s) for p in ("fcfs", "easy") for s in "012"}
+    assert all(r["duration"] == str(30 * 86_400) and int(r["completed"]) > 0 for r in site)
+    assert all(r["jobs_per_active_day"] != "" for r in site)  # productivity, where the site has it
+    cross = rows(study_dir / "cross.csv")
+    pairs = {(r["trace_policy"], r["evaluated_policy"]) for r in cross}
+    assert pairs == {(a, b) for a in ("fcfs", "easy") for b in ("fcfs", "easy")}
+    assert {r["n"] for r in cross} == {"3"}
+    # Only the first seed's runs stay (the report's figures); the rest were replayed.
+    assert sorted(p.name for p in (study_dir / "runs").iterdir()) == ["easy-u10-s0", "fcfs-u10-s0"]
+
+
+def test_second_call_runs_nothing_and_says_so(study_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = (study_dir / "results.csv").read_bytes()
+    assert main([*STUDY, "-o", str(study_dir), "--serial", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "nothing new to run" in err
+    assert (study_dir / "results.csv").read_bytes() == before
+
+
+def test_from_study_toml_reproduces_results(study_dir: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    text = (study_dir / "study.toml").read_text(encoding="utf-8")
+    assert 'site = "paper"' in text and "seeds = [0, 1, 2]" in text and "sitesim_version" in text
+    again = tmp_path / "again"
+    assert main(["study", "--from", str(study_dir / "study.toml"), "-o", str(again), "--serial",
+                 "--no-progress"]) == 0
+    assert (again / "results.csv").read_bytes() == (study_dir / "results.csv").read_bytes()
+    assert (again / "cross.csv").read_bytes() == (study_dir / "cross.csv").read_bytes()
+    assert (again / "study.toml").read_text(encoding="utf-8") == text
+
+
+def test_interrupted_study_finishes_only_what_is_missing(study_dir: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A study stopped part-way (rows missing from both CSVs, its report not written)
+    runs the missing runs only, says so, and ends with the same files."""
+    copy = tmp_path / "copy"
+    shutil.copytree(study_dir, copy)
+    for name, keep in (("results.csv", 4), ("replays.csv", 7)):
+        lines = (copy / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        (copy / name).write_text("".join(lines[:keep]), encoding="utf-8")
+    (copy / "report.html").unlink()
+    (copy / "cross.csv").unlink()
+    capsys.readouterr()
+    assert main(["study", "--from", str(copy / "study.toml"), "--serial", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "3 of 6 site-level runs and 6 of 12 replays run now (resumed" in err
+    for name in ("results.csv", "replays.csv", "cross.csv"):
+        assert (copy / name).read_bytes() == (study_dir / name).read_bytes(), name
+    assert (copy / "report.html").is_file()
+
+
+def test_policy_specs_with_options_and_folders(tmp_path: Path) -> None:
+    """Policy specs keep their key=value options (split_specs) and get safe folder names."""
+    out = tmp_path / "s"
+    assert main(["study", "--site", "paper", "-s", "easy,multifactor:age=1,size=0", "--seeds", "1",
+                 "--duration", "3", "--users", "4", "-o", str(out), "--serial", "--no-progress"]) == 0
+    site = rows(out / "results.csv")
+    assert sorted(r["scheduler"] for r in site) == ["easy", "multifactor:age=1,size=0"]
+    names = sorted(p.name for p in (out / "runs").iterdir())
+    assert names[0] == "easy-u4-s0" and names[1].startswith("multifactor_age_1_size_0-")
+
+
+BAD = [
+    (["-s", "fcfs,nosuch"], "nosuch"),
+    (["--site", "nosuch"], "unknown site"),
+    (["--site", "missing/site.toml"], "site.toml"),
+    (["--seeds", "0"], "--seeds"),
+]
+
+
+@pytest.mark.parametrize(("change", "expected"), BAD)
+def test_bad_input_is_one_line_and_leaves_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  change: list[str], expected: str) -> None:
+    argv = [*STUDY, "--serial"]
+    for flag, value in zip(change[::2], change[1::2], strict=True):
+        argv[argv.index(flag) + 1] = value
+    out = tmp_path / "out"
+    line = one_line_error([*argv, "-o", str(out)], capsys)
+    assert expected in line and line.startswith("sitesim study: error:")
+    assert not out.exists()
+    out.mkdir()  # an existing, empty folder stays empty
+    one_line_error([*argv, "-o", str(out)], capsys)
+    assert list(out.iterdir()) == []
+
+
+def test_output_path_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "taken"
+    out.write_text("mine\n", encoding="utf-8")
+    line = one_line_error([*STUDY, "--serial", "-o", str(out)], capsys)
+    assert "not a folder" in line
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_from_with_configuration_flags_is_refused(study_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(["study", "--from", str(study_dir / "study.toml"), "--seeds", "2"], capsys)
+    assert "--seeds" in line
+
+
+def test_missing_study_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(["study", "--from", str(tmp_path / "none.toml")], capsys)
+    assert "no such file" in line
+    assert list(tmp_path.iterdir()) == []
