@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
-from sitesim.limits import MAX_SECONDS, years
+from sitesim.limits import MAX_LOAD_FACTOR, MAX_SECONDS, MIN_LOAD_FACTOR, years
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
@@ -42,6 +42,10 @@ def _checked(
 _positive_int = _checked(int, lambda v: v >= 1, "a whole number", "must be at least 1")
 _positive_float = _checked(
     float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
+)
+_load_factor = _checked(
+    float, lambda v: MIN_LOAD_FACTOR <= v <= MAX_LOAD_FACTOR, "a number",
+    f"must be a number in {MIN_LOAD_FACTOR:g}..{MAX_LOAD_FACTOR:g}",
 )
 _seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
 _days = _checked(
@@ -146,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="machine size (default 128; in replay the trace header's MaxProcs/MaxNodes)",
     )
     parser.add_argument(
-        "--load-factor", type=_positive_float, default=1.0, metavar="X",
+        "--load-factor", type=_load_factor, default=1.0, metavar="X",
         help="replay only: multiply inter-arrival times by 1/X (X > 1 raises the load)",
     )
     parser.add_argument(

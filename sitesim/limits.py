@@ -7,6 +7,8 @@ forever, exhausting memory or producing a load of 1e28 (docs/reliability.md).
 
 from __future__ import annotations
 
+import math
+
 from sitesim.errors import InputError
 
 #: Simulated users in a site-level run: each costs about 16 KB (docs/reliability.md),
@@ -20,6 +22,19 @@ MAX_NODES = 10_000_000
 MAX_SECONDS = 2**32
 #: Jobs a site-level run may be asked to submit (``--jobs``).
 MAX_JOBS = 10**9
+#: Load factors of a replay (``--load-factor``): 1000 packs a year of arrivals into
+#: nine hours; beyond, times overflow or every job arrives at once (1e300), and below
+#: 1/1000 a year of arrivals would spread over a thousand years (1e-300: 1e302 s).
+MIN_LOAD_FACTOR = 1e-3
+MAX_LOAD_FACTOR = 1e3
+#: A site's ``runtime_scale`` calibration (the paper site's is 0.66), by the same reasoning.
+MIN_RUNTIME_SCALE = 1e-3
+MAX_RUNTIME_SCALE = 1e3
+#: Jobs in one batch, or repetitions of one job, drawn from an empirical table: the
+#: shipped tables' largest are a few hundred; a table saying 10^12 would fill memory.
+MAX_BATCH_JOBS = 100_000
+#: Requested time over runtime, drawn from an empirical table (real logs: below ~10^3).
+MAX_ESTIMATE_RATIO = 1e6
 #: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
 #: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
 MAX_LINE_BYTES = 1 << 20
@@ -38,3 +53,24 @@ def check_range(name: str, value: object, low: int, high: int, unit: str) -> Non
         raise InputError(f"must be a whole number, got {value!r}", field=name)
     if not low <= value <= high:
         raise InputError(f"must be in {low}..{high} {unit}, got {value}", field=name)
+
+
+def check_number(name: str, value: object, low: float, high: float, unit: str = "") -> float:
+    """``value`` as a float, or an input error naming ``name`` unless it is a finite
+    real number (not a bool, not text) in low..high."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"must be a number, got {value!r}", field=name)
+    number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+    if not (math.isfinite(number) and low <= number <= high):
+        raise InputError(f"must be a finite number in {low:g}..{high:g}{' ' + unit if unit else ''}, got {value!r}",
+                         field=name)
+    return number
+
+
+def check_seed(name: str, value: object) -> None:
+    """An input error naming ``name`` unless ``value`` is a whole number >= 0 (a seed
+    of 1.5 or ``"a"`` would otherwise fail deep inside numpy)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"seeds are whole numbers, got {value!r}", field=name)
+    if value < 0:
+        raise InputError(f"seeds are non-negative, got {value}", field=name)

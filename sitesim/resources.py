@@ -45,3 +45,14 @@ def shipped_names(kind: str, suffix: str) -> list[str]:
     if not directory.is_dir():
         return []
     return sorted(p.name.removesuffix(suffix) for p in directory.iterdir() if p.name.endswith(suffix))
+
+
+def describe(directory: Traversable) -> str:
+    """A directory as a message shows it: its path, never a ``MultiplexedPath(...)`` repr
+    (what :mod:`importlib.resources` gives for a package spread over several folders)."""
+    if isinstance(directory, os.PathLike):
+        return os.fspath(directory)
+    paths = getattr(directory, "_paths", None)  # MultiplexedPath keeps its folders here
+    if paths:
+        return " or ".join(os.fspath(p) for p in paths)
+    return f"the shipped folder {directory.name}"

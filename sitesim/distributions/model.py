@@ -33,7 +33,8 @@ from sitesim.distributions.empirical import (
     make_sampler,
 )
 from sitesim.errors import InputError
-from sitesim.resources import ENV, data_directory
+from sitesim.limits import MAX_BATCH_JOBS, MAX_ESTIMATE_RATIO, MAX_NODES, MAX_SECONDS, check_range
+from sitesim.resources import ENV, data_directory, describe
 
 ENV_VAR = ENV["empirical"]
 FORMAT = "sitesim-empirical"
@@ -139,7 +140,11 @@ class EmpiricalModel:
         own = self.run_size if per_run else self.size
         if not self.sources:
             if len(self.provenance.get("sources", [])) > 1:
-                raise InputError(f"model {self.name!r} pools several machines; scaling its sizes needs its source tables")
+                names = ", ".join(f"{src.get('name')}.json" for src in self.provenance["sources"])
+                raise InputError(
+                    f"model {self.name!r} pools several machines; scaling its sizes needs its source"
+                    f" tables ({names}) beside it or in {ENV_VAR}, or size_mapping = \"clip\""
+                )
             if not self.source_machine_size:
                 raise InputError(f"model {self.name!r} does not record its machine size; cannot scale sizes")
             return own.rescaled(machine_size / self.source_machine_size, machine_size)
@@ -214,14 +219,72 @@ class EmpiricalModel:
         for name in ("batch_width", "size", "run_size", "repetitions"):
             if loaded[name] is not None and not isinstance(loaded[name], EmpiricalDiscrete):
                 raise InputError("must be a discrete distribution", path=where, field=name)
+        for name, dist in loaded.items():
+            if dist is not None:
+                _check_values(name, dist, where)
+        machine = data.get("source_machine_size")
+        if machine is not None:
+            try:
+                check_range("source_machine_size", machine, 1, MAX_NODES, "nodes")
+            except InputError as exc:
+                raise InputError(exc.message, path=where, field=exc.field) from None
+        try:
+            fractions = {str(k): float(v) for k, v in dict(data.get("status_fractions", {})).items()}
+            summary, provenance = dict(data.get("summary", {})), dict(data.get("provenance", {}))
+            if not all(isinstance(src, Mapping) for src in provenance.get("sources", [])):
+                raise ValueError("provenance sources must be tables")
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"malformed table: {exc}", path=where) from None
+        for key, value in fractions.items():
+            if not 0 <= value <= 1:  # also NaN
+                raise InputError(f"must be a fraction in [0, 1], got {value}", path=where,
+                                 field=f"status_fractions.{key}")
         return cls(
             name=str(data.get("name", Path(where).stem)),
-            status_fractions={k: float(v) for k, v in dict(data.get("status_fractions", {})).items()},
-            source_machine_size=data.get("source_machine_size"),
-            summary=dict(data.get("summary", {})),
-            provenance=dict(data.get("provenance", {})),
+            status_fractions=fractions,
+            source_machine_size=machine,
+            summary=summary,
+            provenance=provenance,
             **loaded,
         )
+
+
+#: What each field's values may be: (lowest, highest, whole numbers only, unit). A table
+#: beyond them (a negative size, a runtime of 10^30 s, a batch of 10^12 jobs) is refused
+#: when it is loaded, instead of failing deep inside a run or running for ever.
+VALUE_BOUNDS: dict[str, tuple[float, float, bool, str]] = {
+    "batch_width": (1, MAX_BATCH_JOBS, True, "jobs"),
+    "repetitions": (1, MAX_BATCH_JOBS, True, "runs"),
+    "size": (1, MAX_NODES, True, "nodes"),
+    "run_size": (1, MAX_NODES, True, "nodes"),
+    "inter_submission": (0, MAX_SECONDS, False, "s"),
+    "think_time": (0, MAX_SECONDS, False, "s"),
+    "think_time_all": (-MAX_SECONDS, MAX_SECONDS, False, "s"),  # overlapping batches: negative
+    "runtime": (0, MAX_SECONDS, False, "s"),
+    "run_runtime": (0, MAX_SECONDS, False, "s"),
+    "failed_runtime": (0, MAX_SECONDS, False, "s"),
+    "estimate_ratio": (0, MAX_ESTIMATE_RATIO, False, ""),
+}
+
+
+def _shown(value: float) -> str:
+    """A bound or value as a message shows it: ``4294967296``, ``-1``, ``0.5``, ``nan``."""
+    return f"{value:.0f}" if abs(value) < 1e15 and float(value).is_integer() else f"{value:g}"
+
+
+def _check_values(name: str, dist: Distribution, where: str) -> None:
+    """An input error naming the field unless its values lie within :data:`VALUE_BOUNDS`."""
+    low, high, whole, unit = VALUE_BOUNDS[name]
+    values = dist.values if isinstance(dist, EmpiricalDiscrete) else getattr(dist, "x", None)
+    if values is None:
+        return
+    values = np.asarray(values, dtype=np.float64)
+    bad = values[(values < low) | (values > high) | ~np.isfinite(values)]
+    if bad.size:
+        raise InputError(f"value {_shown(bad[0])} is outside {_shown(low)}..{_shown(high)} {unit}".rstrip(),
+                         path=where, field=name)
+    if whole and np.any(values != np.floor(values)):
+        raise InputError("values must be whole numbers", path=where, field=name)
 
 
 Directory = str | os.PathLike[str] | Traversable
@@ -252,12 +315,12 @@ def load_empirical(name: str = "combined", directory: Directory | None = None) -
     d = empirical_directory(directory)
     if not d.is_dir():
         raise InputError(
-            f"empirical model directory not found (set {ENV_VAR} or pass directory=)", path=str(d)
+            f"empirical model directory not found (set {ENV_VAR} or pass directory=)", path=describe(d)
         )
     path = d / f"{name}.json"
     if not path.is_file():
         known = ", ".join(known_models(d)) or "none"
-        raise InputError(f"unknown empirical model {name!r} (known: {known})", path=str(d))
+        raise InputError(f"unknown empirical model {name!r} (known: {known})", path=describe(d))
     return _load_table(path, d)
 
 
@@ -265,14 +328,22 @@ def _load_table(path: Path | Traversable, directory: Traversable | None = None) 
     """One table file; ``directory`` (default: the file's) holds its per-trace tables."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=str(path)) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
     except OSError as exc:
         raise InputError(f"cannot read model: {exc.strerror or exc}", path=str(path)) from None
     model = EmpiricalModel.from_dict(data, where=str(path))
     # A pooled table carries its per-trace tables along when they are present.
+    # A copy of a pooled table (``--empirical my/combined.json``) finds them beside it,
+    # else where the named tables are (SITESIM_EMPIRICAL, or the shipped ones); tables
+    # that are not the ones pooled are refused when sizes are scaled (their counts differ).
     names = [str(src.get("name")) for src in model.provenance.get("sources", [])]
-    d = directory if directory is not None else Path(str(path)).parent
-    if names and names != [model.name] and all((d / f"{n}.json").is_file() for n in names):
-        model.sources = tuple(load_empirical(n, d) for n in names)
+    if names and names != [model.name]:
+        beside = directory if directory is not None else Path(str(path)).parent
+        for d in (beside, empirical_directory()):
+            if d.is_dir() and all((d / f"{n}.json").is_file() for n in names):
+                model.sources = tuple(load_empirical(n, d) for n in names)
+                break
     return model

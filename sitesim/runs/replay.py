@@ -18,7 +18,7 @@ from attrs import define, field
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
-from sitesim.limits import MAX_NODES, check_range
+from sitesim.limits import MAX_LOAD_FACTOR, MAX_NODES, MIN_LOAD_FACTOR, check_number, check_range, check_seed
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
 from sitesim.runs.assembly import RunAssembly
@@ -75,9 +75,16 @@ class ReplayConfig:
         if self.failures not in FAILURE_MODES:
             known = ", ".join(FAILURE_MODES)
             raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
+        if not isinstance(self.trace, str):
+            raise InputError(f"must be a path, got {self.trace!r}", field="trace")
+        for name in ("scheduler", "estimates"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"must be a name, got {getattr(self, name)!r}", field=name)
         check_policy(self.scheduler, self.partitions)
         if self.nodes is not None:
             check_range("--nodes", self.nodes, 1, MAX_NODES, "nodes")
+        check_number("--load-factor", self.load_factor, MIN_LOAD_FACTOR, MAX_LOAD_FACTOR)
+        check_seed("--seed", self.seed)
         if self.feedback is not None:
             from sitesim.users.recorded import SESSION_STARTS
 

@@ -31,7 +31,10 @@ from sitesim import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
 from sitesim.engine.process import UserProcess
 from sitesim.errors import InputError
-from sitesim.limits import MAX_JOBS, MAX_NODES, MAX_SECONDS, MAX_USERS, check_range, years
+from sitesim.limits import (
+    MAX_JOBS, MAX_NODES, MAX_RUNTIME_SCALE, MAX_SECONDS, MAX_USERS, MIN_RUNTIME_SCALE, check_number, check_range,
+    check_seed, years,
+)
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
@@ -96,6 +99,12 @@ class SiteConfig:
         """Check every value before a run; errors name the field (``users``, ...), and
         :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
         key the value came from."""
+        for name in ("submittal", "workpool", "scheduler", "estimates", "empirical", "size_mapping",
+                     "moldable_policy"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"must be a name, got {getattr(self, name)!r}", field=name)
+        if self.population is not None and not isinstance(self.population, str):
+            raise InputError(f"must be a path, got {self.population!r}", field="population")
         check_policy(self.scheduler, self.partitions)
         if self.partitions and self.nodes != (total := total_nodes(self.partitions)):
             raise InputError(
@@ -114,8 +123,7 @@ class SiteConfig:
             check_range("duration", self.duration, 1, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})")
         if self.max_jobs is not None:
             check_range("max_jobs", self.max_jobs, 1, MAX_JOBS, "jobs")
-        if self.seed < 0:
-            raise InputError(f"seeds are non-negative, got {self.seed}", field="seed")
+        check_seed("seed", self.seed)
         # Names, so that a typo fails before the run (and in a sweep, before any run).
         if self.population is None:
             SUBMITTAL_MODELS.get(self.submittal)
@@ -129,13 +137,14 @@ class SiteConfig:
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
-        if not (0 <= self.adaptive <= 1 and math.isfinite(self.adaptive)):
-            raise InputError(f"must be a fraction in [0, 1], got {self.adaptive}", field="--adaptive")
+        if isinstance(self.adaptive, bool) or not isinstance(self.adaptive, (int, float)) or not (
+            0 <= self.adaptive <= 1 and math.isfinite(self.adaptive)
+        ):
+            raise InputError(f"must be a fraction in [0, 1], got {self.adaptive!r}", field="--adaptive")
         REQUEST_POLICIES.get(self.moldable_policy)
         if self.adaptive and self.population is not None:
             raise InputError("adaptive users are static sessions; drop the fitted population", field="--adaptive")
-        if not (math.isfinite(self.runtime_scale) and self.runtime_scale > 0):
-            raise InputError(f"must be a positive finite number, got {self.runtime_scale}", field="runtime_scale")
+        check_number("runtime_scale", self.runtime_scale, MIN_RUNTIME_SCALE, MAX_RUNTIME_SCALE)
 
 
 @define(slots=True)
@@ -243,7 +252,10 @@ def run_site(
     clock = DEFAULT_CLOCK
     population = None
     if config.population is not None:
-        population = FittedPopulation.load(config.population, largest)
+        try:
+            population = FittedPopulation.load(config.population, largest)
+        except UnicodeDecodeError as exc:  # the loader reads UTF-8 and knows no other text
+            raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=config.population) from None
         clock = population.clock
     recorder = run.record_productivity(clock.unix_start + clock.offset)
     if population is not None:

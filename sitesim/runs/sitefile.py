@@ -31,6 +31,7 @@ import attrs
 
 from sitesim.distributions import SIZE_MAPPINGS
 from sitesim.errors import InputError
+from sitesim.limits import MAX_RUNTIME_SCALE, MIN_RUNTIME_SCALE, check_number
 from sitesim.resources import data_directory, shipped_names
 from sitesim.runs.policy import load_partitions, parse_partitions, read_toml
 from sitesim.runs.site import DAY, SiteConfig
@@ -114,10 +115,10 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {value!r} (known: {known})", path=where, field=key)
         elif key == "runtime_scale":
-            assert isinstance(value, (int, float))  # checked just above
-            if not (math.isfinite(value) and value > 0):
-                raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
-            values[key] = float(value)
+            try:
+                values[key] = check_number(key, value, MIN_RUNTIME_SCALE, MAX_RUNTIME_SCALE)
+            except InputError as exc:
+                raise InputError(exc.message, path=where, field=key) from None
         elif key == "scheduler" and isinstance(value, dict):
             values[key] = scheduler_table(value, where)
         elif key == "seed" and isinstance(value, int) and value < 0:

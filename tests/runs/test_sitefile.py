@@ -36,8 +36,8 @@ def test_command_line_overrides_the_site_file() -> None:
         ('users = "ten"\n', "users: wrong type str"),
         ("users = \n", "invalid TOML"),
         ('size_mapping = "stretch"\n', "size_mapping: unknown size mapping 'stretch'"),
-        ("runtime_scale = 0\n", "runtime_scale: must be a positive finite number"),
-        ("runtime_scale = nan\n", "runtime_scale: must be a positive finite number"),
+        ("runtime_scale = 0\n", "runtime_scale: must be a finite number in 0.001..1000"),
+        ("runtime_scale = nan\n", "runtime_scale: must be a finite number in 0.001..1000"),
     ],
 )
 def test_bad_site_files_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
