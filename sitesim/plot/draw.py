@@ -7,6 +7,7 @@ matplotlib is imported here, inside the drawing functions' module, which only
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,8 @@ def _save(fig: object, out: str | os.PathLike[str]) -> None:
         fig.savefig(tmp, dpi=130)  # type: ignore[attr-defined]
         os.replace(tmp, path)
     except OSError as exc:  # name the path the user gave, not the staging file
-        tmp.unlink(missing_ok=True)
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write the picture: {exc.strerror or exc}", path=str(out)) from None
 
 

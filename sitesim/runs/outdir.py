@@ -61,13 +61,23 @@ class OutputDir:
         target = self._checked_target()
         self.target = target
         missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self._made_parents = missing
-        _remove_stale(target)
-        self._staging = Path(
-            tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent)
-        )
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._made_parents = missing
+            _remove_stale(target)
+            self._staging = Path(
+                tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent)
+            )
+        except OSError as exc:
+            raise self._cannot(exc) from None
         return self
+
+    def _cannot(self, exc: OSError) -> InputError:
+        """An OS error as one line naming the directory the user gave, never the
+        staging directory (a hidden name the user has never seen)."""
+        return InputError(
+            f"cannot write the output directory {self.target}: {exc.strerror or exc}", field=self.field
+        )
 
     def __exit__(
         self,
@@ -81,6 +91,9 @@ class OutputDir:
             try:
                 self._publish(staging)
                 return
+            except OSError as error:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise self._cannot(error) from None
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
@@ -90,6 +103,8 @@ class OutputDir:
                 parent.rmdir()
             except OSError:
                 break
+        if isinstance(exc, OSError):  # writing a file into the staging directory failed
+            raise self._cannot(exc) from None
 
     def _checked_target(self) -> Path:
         target = self.target
