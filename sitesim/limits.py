@@ -40,6 +40,10 @@ MAX_ESTIMATE_RATIO = 1e6
 MAX_LINE_BYTES = 1 << 20
 #: Replications of each base seed in a sweep.
 MAX_REPLICATIONS = 10_000
+#: Runs in one sweep: each takes from a fraction of a second to hours, so 100,000 is
+#: days of computing; the grid is checked before it is expanded (10^7 points in memory
+#: ran out of it after a minute).
+MAX_SWEEP_RUNS = 100_000
 
 
 def years(seconds: int) -> str:

@@ -110,6 +110,18 @@ def partitioned_nodes(scheduler: str) -> int | None:
     return None if path is None else total_nodes(load_partitions(path))
 
 
+def machine_nodes(scheduler: object, nodes: int | None, partitions: tuple[PartitionSpec, ...] = ()) -> int | None:
+    """The machine size a configuration means, the one rule for the command line, the
+    Python API and sweeps: ``nodes`` when given, else the partitions' total (``--partitions
+    FILE``, or a ``partitioned:FILE`` policy), else None (the caller's default: 128, or a
+    trace header's)."""
+    if nodes is not None:
+        return nodes
+    if partitions:
+        return total_nodes(partitions)
+    return partitioned_nodes(scheduler) if isinstance(scheduler, str) else None
+
+
 def check_policy(scheduler: str, partitions: tuple[PartitionSpec, ...]) -> None:
     """A configuration names ``partitioned`` as its scheduler exactly when it has partitions.
 

@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sitesim.errors import InputError
 
@@ -61,14 +61,29 @@ GRID_FLAGS: tuple[tuple[str, Callable[[str], Any], str], ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, with where to look, instead of the whole usage block
+    (nine lines in which the error itself is easily missed)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _file(text: str) -> Path:
+    """A file to write: an empty name would be the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a file name, got an empty one")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sitesim sweep",
         description="Run a grid of simulations in parallel into a tidy, resumable CSV"
         " (one row per run), or summarize replications with confidence intervals.",
         epilog="Lists are comma-separated. Docs: docs/sweeps.md.",
     )
-    parser.add_argument("-o", "--out", type=Path, metavar="CSV", help="the results CSV (resumed if it exists)")
+    parser.add_argument("-o", "--out", type=_file, metavar="CSV", help="the results CSV (resumed if it exists)")
     parser.add_argument("--grid", type=Path, metavar="FILE", help="TOML grid (top level or [grid] table)")
     for name, convert, text in GRID_FLAGS:
         # Policy specs keep their key=value parameters: multifactor:age=1,size=0 is one.
@@ -81,12 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("-j", "--jobs", type=int, metavar="N", help="local worker processes (default: CPUs)")
     where.add_argument("--scheduler-address", metavar="ADDR", help="run on this dask.distributed scheduler")
     where.add_argument("--serial", action="store_true", help="run in this process, one at a time")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--summarize", type=Path, metavar="CSV",
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none anyway unless stderr is a terminal)")
+    parser.add_argument("--summarize", type=_file, metavar="CSV",
                         help="print mean and confidence interval per configuration (over seeds)")
     parser.add_argument("--metrics", type=_list(str), metavar="LIST", help="--summarize: metrics to include")
     parser.add_argument("--confidence", type=float, help="--summarize: level (default 0.95)")
-    parser.add_argument("--output", type=Path, metavar="FILE", help="--summarize: write here, not stdout")
+    parser.add_argument("--output", type=_file, metavar="FILE", help="--summarize: write here, not stdout")
     return parser
 
 
@@ -148,7 +164,9 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         executor = DaskExecutor(address=args.scheduler_address)
     elif args.serial:
         executor = "serial"
-    report = run_sweep(grid, args.out, executor, jobs=args.jobs, progress=not args.no_progress)
+    # A bar only on a terminal: in a log file or a pipe it is thousands of lines of noise.
+    progress = not args.no_progress and sys.stderr.isatty()
+    report = run_sweep(grid, args.out, executor, jobs=args.jobs, progress=progress)
     print(f"# {report.total} runs: {report.existing} already in {args.out}, {report.ran} run now,"
           f" {len(report.failed)} failed", file=sys.stderr)
     if report.damaged:
@@ -168,6 +186,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
+
+    if args.summarize is not None:
+        given = [flag for flag, value in (
+            ("--out", args.out), ("--grid", args.grid), ("--replications", args.replications),
+            *((f"--{name.replace('_', '-')}", getattr(args, name)) for name, _, _ in GRID_FLAGS),
+        ) if value is not None]
+        if given:
+            parser.error(f"{given[0]} describes a sweep to run and is not used with --summarize"
+                         " (its output file is --output)")
 
     def body() -> int:
         if args.summarize is not None:

@@ -26,7 +26,10 @@ from typing import Any
 from attrs import define, field
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, check_range, years
+from sitesim.limits import (
+    MAX_LOAD_FACTOR, MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_SWEEP_RUNS, MAX_USERS, MIN_LOAD_FACTOR,
+    check_range, years,
+)
 
 MODES = ("site", "replay")
 DAY = 86_400
@@ -168,6 +171,22 @@ class Grid:
         out = (s + r for s in self.seed for r in range(self.replications))
         return tuple(dict.fromkeys(out))
 
+    def size(self) -> int:
+        """How many runs the grid expands to at most (before duplicates are merged),
+        computed without expanding it."""
+        seeds = len(self.seed) * self.replications
+        total = 0
+        for mode in set(self.mode):
+            if mode == "site":
+                policies = len(self.moldable_policy) if self.adaptive else 1
+                total += math.prod((len(self.users), len(self.submittal), len(self.workpool), len(self.scheduler),
+                                    len(self.estimates), len(self.nodes), len(self.duration),
+                                    max(len(self.adaptive), 1), policies, seeds))
+            elif mode == "replay":
+                total += math.prod((len(self.trace), len(self.load_factor), len(self.scheduler),
+                                    len(self.estimates), len(self.nodes), seeds))
+        return total
+
     def points(self) -> list[Point]:
         """The runs of this grid, validated, without duplicates, in grid order."""
         _validate(self)
@@ -182,13 +201,16 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     seeds = grid.seeds()
     estimates = tuple(e or DEFAULT_ESTIMATES[mode] for e in grid.estimates)
     if mode == "site":
-        nodes = tuple(n or 128 for n in grid.nodes)
+        from sitesim.runs.policy import machine_nodes
+
         adaptive: tuple[float | None, ...] = tuple(float(a) for a in grid.adaptive) or (None,)
         policies: tuple[str | None, ...] = grid.moldable_policy if grid.adaptive else (None,)
         for users, sub, pool, sched, est, n, dur, share, policy, seed in itertools.product(
             grid.users, grid.submittal, grid.workpool, grid.scheduler, estimates,
-            nodes, grid.duration, adaptive, policies, seeds,
+            grid.nodes, grid.duration, adaptive, policies, seeds,
         ):
+            # A partitioned:FILE policy brings its machine, as on the command line.
+            n = machine_nodes(sched, n) or 128
             yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
                         users=users, submittal=sub, workpool=pool, duration=dur,
                         adaptive=share, moldable_policy=policy)
@@ -225,6 +247,10 @@ def _check_types(grid: Grid) -> None:
                  "load_factor", "nodes", "duration"):
         if not getattr(grid, name):
             raise InputError("needs at least one value", field=name)
+    total = grid.size()
+    if total > MAX_SWEEP_RUNS:
+        raise InputError(f"the grid has {total:,} runs, more than the limit of {MAX_SWEEP_RUNS:,};"
+                         " split it into several sweeps", field="grid")
 
 
 def _validate(grid: Grid) -> None:
@@ -244,6 +270,7 @@ def _validate(grid: Grid) -> None:
         for trace in grid.trace:
             if not Path(trace).is_file():
                 raise InputError(f"trace not found: {trace}", field="trace")
+            _check_trace(trace)
     if "site" in grid.mode:
         for name, registry in (("submittal", SUBMITTAL_MODELS), ("workpool", WORKPOOL_MODELS)):
             for value in getattr(grid, name):
@@ -278,20 +305,70 @@ def _validate(grid: Grid) -> None:
 
         for policy in grid.moldable_policy:
             REQUEST_POLICIES.get(policy)
-    if any(not (lf > 0 and math.isfinite(lf)) for lf in grid.load_factor):
-        raise InputError(f"load factors must be positive and finite, got {list(grid.load_factor)}",
-                         field="load_factor")
+        if "site" in grid.mode and any(grid.adaptive):
+            _check_adaptive(grid)
+    if any(not (MIN_LOAD_FACTOR <= lf <= MAX_LOAD_FACTOR) for lf in grid.load_factor):
+        raise InputError(f"load factors must be in {MIN_LOAD_FACTOR:g}..{MAX_LOAD_FACTOR:g},"
+                         f" got {list(grid.load_factor)}", field="load_factor")
+
+
+def _check_trace(trace: str) -> None:
+    """A trace that cannot be opened, or whose first job line is not one (a binary file),
+    fails the sweep before any run, not each of its runs later."""
+    from sitesim.workload.swf import SwfReader
+
+    with SwfReader(trace) as reader:
+        next(iter(reader), None)
+
+
+def _check_adaptive(grid: Grid) -> None:
+    """A request policy that reads availability lists with a scheduler that exports none
+    (``--adaptive`` with fcfs) is refused before any run, as the run itself would."""
+    from types import SimpleNamespace
+
+    from sitesim.moldable.gas import REQUEST_POLICIES
+    from sitesim.moldable.view import AvailabilityView
+    from sitesim.runs.policy import build_scheduler, machine_nodes
+
+    for policy in grid.moldable_policy:
+        if not REQUEST_POLICIES.get(policy).needs_availability:
+            continue
+        for sched, n in itertools.product(grid.scheduler, grid.nodes):
+            nodes = machine_nodes(sched, n) or 128
+            site = SimpleNamespace(scheduler=build_scheduler(sched, nodes), env=SimpleNamespace(now=0))
+            AvailabilityView.of(site, f"--adaptive with moldable policy {policy}")  # type: ignore[arg-type]
 
 
 GRID_KEYS = frozenset(a.name for a in Grid.__attrs_attrs__)  # type: ignore[attr-defined]
 
 
+#: Grid parameters that only one mode uses: given for a grid without that mode, they
+#: would be ignored in silence.
+SITE_ONLY = ("users", "submittal", "workpool", "duration", "adaptive", "moldable_policy")
+REPLAY_ONLY = ("trace", "load_factor")
+
+
 def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
-    """Build a grid from a TOML table or merged CLI flags; unknown keys are errors."""
+    """Build a grid from a TOML table or merged CLI flags; unknown keys are errors, and
+    so are keys no run of the grid would use (``users`` in a replay-only grid,
+    ``moldable_policy`` without ``adaptive``, ``nodes = "trace"`` without replay runs)."""
     unknown = sorted(set(spec) - GRID_KEYS)
     if unknown:
         raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
                          f" (known: {', '.join(sorted(GRID_KEYS))})", path=origin)
+    modes = set(_tuple(spec.get("mode", "site")))
+    for mode, keys in (("site", SITE_ONLY), ("replay", REPLAY_ONLY)):
+        given = [k for k in keys if k in spec]
+        if given and mode not in modes and all(isinstance(m, str) for m in modes):
+            raise InputError(f"applies to {mode} runs only, and this grid has none (mode: {', '.join(sorted(modes))})",
+                             path=origin, field=given[0])
+    if "moldable_policy" in spec and not spec.get("adaptive"):
+        raise InputError("applies with adaptive (shares of adaptive users) only", path=origin,
+                         field="moldable_policy")
+    if "replay" not in modes and "trace" in _tuple(spec.get("nodes", ())):
+        # (In a mixed grid it is each mode's default: the header's size, or 128.)
+        raise InputError("'trace' (the trace header's size) applies to replay runs; site runs need a number",
+                         path=origin, field="nodes")
     return Grid(**spec)
 
 

@@ -107,6 +107,9 @@ class CsvStore:
         """``numeric``: cells that must be numbers (or empty); ``appended``: columns a CSV
         written before them may lack (it is upgraded, see the module docstring)."""
         self.path = Path(path)
+        #: Where the rows really are: a symlinked CSV is rewritten at its target, so the
+        #: link stays a link (os.replace onto the link would put a plain file there).
+        self._real = Path(os.path.realpath(path))
         self.columns = list(columns)
         self.rows: dict[Key, Row] = {}
         #: Rows dropped on reading because a ``numeric`` cell was not a number: their
@@ -142,7 +145,7 @@ class CsvStore:
 
     def _rewrite(self, rows: list[Row]) -> None:
         """Replace the file (atomically) by the current header and ``rows``, in their order."""
-        with atomic_text_write(self.path) as out:
+        with atomic_text_write(self._real) as out:
             writer = csv.DictWriter(out, self.columns, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
@@ -179,7 +182,7 @@ class CsvStore:
     def finalize(self) -> None:
         """Rewrite the file with one row per key, sorted by key."""
         self.close()
-        with atomic_text_write(self.path) as out:
+        with atomic_text_write(self._real) as out:
             writer = csv.DictWriter(out, self.columns, lineterminator="\n")
             writer.writeheader()
             for key in sorted(self.rows, key=sort_key):
@@ -195,27 +198,30 @@ class CsvLock:
     """
 
     def __init__(self, csv_path: str | os.PathLike[str]) -> None:
-        p = Path(csv_path)
-        self.path = p.with_name(f".{p.name}.lock")
+        #: Keyed on the file the path leads to: two names of one CSV (a symlink) are one
+        #: lock file; a hard link is caught by also locking the CSV itself (its inode).
+        self.csv = Path(os.path.realpath(csv_path))
+        self.shown = str(csv_path)
+        self.path = self.csv.with_name(f".{self.csv.name}.lock")
         self._fd: int | None = None
+        self._csv_fd: int | None = None
 
     def __enter__(self) -> CsvLock:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX
             return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:  # a file where a folder should be, no permission, ...
+                raise InputError(f"cannot write: {exc.strerror or exc}", path=self.shown) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                raise InputError(
-                    "another sweep is writing this CSV; wait for it to finish (then run this"
-                    f" command again to resume) or use another --out (lock: {self.path.name})",
-                    path=str(self.path.with_name(self.path.name[1:-5])),
-                ) from None
+                raise self._busy() from None
             # The holder before us may have removed the file after we opened it: lock
             # the file that is at the path now, or try again.
             try:
@@ -224,10 +230,30 @@ class CsvLock:
                 same = False
             if same:
                 self._fd = fd
-                return self
+                break
             os.close(fd)
+        try:
+            self._csv_fd = os.open(self.csv, os.O_RDONLY)
+        except OSError:  # no CSV yet (it cannot have another name), or unreadable
+            return self
+        try:
+            fcntl.flock(self._csv_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.__exit__()
+            raise self._busy() from None
+        return self
+
+    def _busy(self) -> InputError:
+        return InputError(
+            "another sweep is writing this CSV; wait for it to finish (then run this"
+            f" command again to resume) or use another --out (lock: {self.path.name})",
+            path=self.shown,
+        )
 
     def __exit__(self, *exc: object) -> None:
+        if self._csv_fd is not None:
+            os.close(self._csv_fd)
+            self._csv_fd = None
         if self._fd is not None:
             self.path.unlink(missing_ok=True)  # while still holding the lock
             os.close(self._fd)

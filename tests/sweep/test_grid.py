@@ -66,7 +66,7 @@ def test_keys_are_canonical_text() -> None:
     ({"submittal": "bogus"}, "submittal: unknown submittal model"),
     ({"workpool": ["plain", "bogus"]}, "workpool: unknown workpool model"),
     ({"seed": [1.5]}, "seed: must be whole numbers"),
-    ({"load_factor": [True]}, "load_factor: must be numbers"),
+    ({"mode": "replay", "trace": "t.swf", "load_factor": [True]}, "load_factor: must be numbers"),
 ])
 def test_bad_grids_are_input_errors(spec: dict, message: str) -> None:
     with pytest.raises(InputError, match=message):
