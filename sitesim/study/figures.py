@@ -109,13 +109,14 @@ def binned(times: np.ndarray, value: np.ndarray, edges: np.ndarray) -> np.ndarra
 
 
 def load_over_time(curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray, int]], seed: int) -> bytes:
-    """Utilisation and queue length over time (daily means, hourly for short runs), one
-    line per policy. ``curves``: policy → (times, busy, queued, machine size)."""
+    """Utilisation and queue length over time (weekly means; daily up to 60 days, hourly
+    up to 6), one line per policy. ``curves``: policy → (times, busy, queued, machine size)."""
     fig = _figure(7.0, 4.6)
     top, bottom = fig.subplots(2, 1, sharex=True)
     end = max(float(t[-1]) for t, _, _, _ in curves.values())
-    step = DAY if end > 6 * DAY else 3600.0
-    unit = "days" if step == DAY else "hours"
+    # About 30 to 60 points a line, so that several policies stay legible together.
+    step, unit = ((3600.0, "hours") if end <= 6 * DAY else (float(DAY), "days") if end <= 60 * DAY
+                  else (7.0 * DAY, "weeks"))
     edges = np.arange(0.0, end + step, step)
     if len(edges) < 2:
         edges = np.array([0.0, end or 1.0])

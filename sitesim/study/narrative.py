@@ -8,10 +8,11 @@ when the numbers do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from sitesim.study.cross import Cell
-from sitesim.study.tables import LABELS, metric_entries, number, present, ranking
+from sitesim.study.tables import LABELS, metric_entries, number, present, ranking, significant, values
 from sitesim.sweep.run import Row
 
 #: The metric the ranking is stated for first, then the others the paragraph reports.
@@ -51,6 +52,17 @@ def _lead(rows: Sequence[Row], users: int, policies: Sequence[str], metric: str)
             f" not significantly better than {_list(unclear)}.")
 
 
+def _distinct(rows: Sequence[Row], users: int, a: str, b: str) -> bool:
+    """Whether the site-level runs tell ``a`` and ``b`` apart by the primary metric (95%,
+    paired over seeds): only such a pair can be put in the wrong order."""
+    return significant(values(rows, users, a, PRIMARY), values(rows, users, b, PRIMARY))
+
+
+def _span(errors: Sequence[float]) -> str:
+    low, high = min(errors), max(errors)
+    return f"{low:+,.0f}%" if round(low) == round(high) else f"{low:+,.0f}% to {high:+,.0f}%"
+
+
 def _open_model(cells: Sequence[Cell], rows: Sequence[Row], users: int, policies: Sequence[str]) -> list[str]:
     """Sentences on what the conventional replays would have told, for the primary metric."""
     mine = [c for c in cells if c.users == users and c.metric == PRIMARY]
@@ -58,42 +70,52 @@ def _open_model(cells: Sequence[Cell], rows: Sequence[Row], users: int, policies
         return []
     site_order = ranking(rows, users, policies, PRIMARY)
     label = LABELS[PRIMARY].split(" [")[0]
-    misled, agreed = [], []
+    wrong, loose = [], 0
     for source in policies:
         row = {c.evaluated: c.conventional.mean for c in mine if c.trace_policy == source}
-        if len(row) < 2:
-            continue
         order = sorted(row, key=lambda p: (row[p], policies.index(p)))
-        site_kept = [p for p in site_order if p in row]
-        if order == site_kept:
-            agreed.append(source)
-        else:
-            swapped = [f"{a} before {b}" for i, a in enumerate(order) for b in order[i + 1:]
-                       if site_kept.index(a) > site_kept.index(b)]
-            misled.append(f"{source}'s trace puts {_list(swapped[:3])}" + (" (and more)" if len(swapped) > 3 else ""))
+        swapped = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]
+                   if site_order.index(a) > site_order.index(b)]
+        real = [f"{a} before {b}" for a, b in swapped if _distinct(rows, users, a, b)]
+        loose += len(swapped) - len(real)
+        if real:
+            wrong.append(f"{source}'s trace puts {_list(real)}")
     out = []
-    if misled:
-        out.append(f"A conventional study replaying one trace would have misranked the policies by {label}:"
-                   f" {'; '.join(misled)}, against the site-level order.")
-    if agreed and not misled:
-        out.append(f"Every policy's trace, replayed under the others, ranks them by {label} in the site-level order.")
-    elif agreed:
-        out.append(f"The traces of {_list(agreed)} give the site-level order.")
-    off = [c for c in mine if c.trace_policy != c.evaluated and c.error.mean == c.error.mean]
+    if wrong:
+        out.append(f"Replaying one trace, as a conventional study would, reverses pairs the site-level runs"
+                   f" tell apart (95%) by {label}: {'; '.join(wrong)}.")
+    else:
+        out.append(f"No trace, replayed under the policies, reverses a pair the site-level runs tell apart"
+                   f" (95%) by {label}.")
+    if loose:
+        out.append(f"{'Other' if wrong else 'The'} reversals ({loose}) are between policies whose site-level"
+                   " difference is not significant.")
+    off = [c for c in mine if c.trace_policy != c.evaluated and math.isfinite(c.error.mean)]
     if off:
-        worst = max(off, key=lambda c: abs(c.error.mean))
-        ci = "" if worst.error.ci is None else f" ± {number(worst.error.ci)}"
-        direction = "longer" if worst.error.mean > 0 else "shorter"
-        out.append(f"The largest error: {worst.trace_policy}'s trace replayed under {worst.evaluated} predicts a"
-                   f" {label} of {number(worst.conventional.mean)} s, against {number(worst.site.mean)} s when"
-                   f" {worst.evaluated} serves the users itself ({worst.error.mean:+,.0f}%{ci}, a {direction} wait"
-                   " than the users would see).")
+        worst = max(policies, key=lambda e: max((abs(c.error.mean) for c in off if c.evaluated == e), default=0.0))
+        column = [c.error.mean for c in off if c.evaluated == worst]
+        out.append(f"The open model errs most on {worst}: the other policies' traces replayed under it give a"
+                   f" {label} {_span(column)} off its site-level {number(values_mean(rows, users, worst)[0])} s.")
+        for source in policies:
+            # The worst-judged policy's column is said above; each trace's other columns here.
+            errors = [c.error.mean for c in off if c.trace_policy == source and c.evaluated != worst]
+            but = "" if source == worst else f" but {worst}"
+            for sign, looks in ((-1, "better"), (1, "worse")):
+                if len(errors) > 1 and all(sign * e >= 10 for e in errors):
+                    out.append(f"{source}'s trace makes every other policy{but} look {looks} than its users"
+                               f" would find it ({_span(errors)}).")
     own = [c for c in mine if c.trace_policy == c.evaluated and abs(c.error.mean) >= 1]
     if own:
         far = max(own, key=lambda c: abs(c.error.mean))
         out.append(f"Even a policy's own trace is not reproduced exactly: {far.evaluated}'s replay is off by"
                    f" {far.error.mean:+,.0f}% ({label}).")
     return out
+
+
+def values_mean(rows: Sequence[Row], users: int, policy: str) -> list[float]:
+    """The site-level mean of the primary metric for one policy (a one-item list)."""
+    seeds = values(rows, users, policy, PRIMARY)
+    return [math.fsum(seeds.values()) / len(seeds)] if seeds else [math.nan]
 
 
 def paragraph(rows: Sequence[Row], cells: Sequence[Cell], users: int, policies: Sequence[str],
