@@ -301,9 +301,9 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         from_flags["scheduler"] = PARTITIONED
         from_flags["nodes"] = total_nodes(from_flags["partitions"])
     elif args.scheduler is not None and "nodes" not in base:
-        from sitesim.runs.policy import partitioned_nodes
+        from sitesim.runs.policy import machine_nodes
 
-        declared = partitioned_nodes(args.scheduler)  # -s partitioned:FILE, as --partitions FILE
+        declared = machine_nodes(args.scheduler, None)  # -s partitioned:FILE, as --partitions FILE
         if declared is not None:
             from_flags["nodes"] = declared
     overrides: dict[str, Any] = {

@@ -30,9 +30,9 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_machine, check_policy, partitioned_nodes
+from sitesim.runs.policy import build_scheduler, check_machine, check_policy, machine_nodes
 from sitesim.schedulers.base import Scheduler
-from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label, total_nodes
+from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
@@ -224,14 +224,12 @@ def run_replay(
         rng = np.random.default_rng(config.seed)
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
-        if config.partitions:
-            nodes = config.nodes or total_nodes(config.partitions)
-        else:
-            # A partitioned:FILE policy declares its machine like --partitions FILE does.
-            nodes = (
-                config.nodes or partitioned_nodes(config.scheduler)
-                or reader.header.machine_size() or DEFAULT_NODES
-            )
+        # Given, else the partitions' (--partitions FILE or a partitioned:FILE policy),
+        # else the trace header's.
+        nodes = (
+            machine_nodes(config.scheduler, config.nodes, config.partitions)
+            or reader.header.machine_size() or DEFAULT_NODES
+        )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
         if scheduler is None:
