@@ -13,21 +13,42 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from types import ModuleType
 
 #: Environment variable that, set to ``0``, keeps the compiled twins unused.
 ENV = "SITESIM_COMPILED"
+#: How to build the twins again, for the message about a damaged one.
+REBUILD = "python setup.py build_ext --inplace (a checkout) or pip install --force-reinstall sitesim"
 
 
-def twin(name: str) -> ModuleType | None:
-    """The compiled module ``sitesim.schedulers.<name>``, or None where it was not built
-    or ``SITESIM_COMPILED=0`` turns the twins off."""
+class CompiledTwinWarning(RuntimeWarning):
+    """A compiled twin exists but cannot be loaded (a truncated or foreign ``.so``)."""
+
+
+def twin(name: str, package: str = "sitesim.schedulers") -> ModuleType | None:
+    """The compiled module ``<package>.<name>``, or None where it was not built or
+    ``SITESIM_COMPILED=0`` turns the twins off.
+
+    A twin that is there but cannot be loaded (a truncated file, one built for another
+    Python, a library it needs gone) is not a reason to stop: the Python original gives
+    the same schedules, so the run goes on with it, after a warning saying how to
+    rebuild the twin.
+    """
     if os.environ.get(ENV, "").strip() == "0":
         return None
-    module = f"sitesim.schedulers.{name}"
+    module = f"{package}.{name}"
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as missing:
-        if missing.name != module:  # built, but something it imports is gone: say so
-            raise
-        return None
+        if missing.name == module:  # not built: the Python original is the design
+            return None
+        reason: Exception = missing
+    except (ImportError, OSError) as exc:
+        reason = exc
+    warnings.warn(
+        f"the compiled twin {module} cannot be loaded ({reason}); running the Python code"
+        f" instead (the same schedules, slower). To rebuild it: {REBUILD}",
+        CompiledTwinWarning, stacklevel=2,
+    )
+    return None
