@@ -15,7 +15,7 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   docs/population.md measured ``b1`` between -1.10 and -1.38 per decade of response
   on KTH-SP2, SDSC-SP2 and CTC-SP2, and P(continue) of 0.72–0.77 for answers within a
   minute; the defaults ``slope=-1.2`` and ``b0 = 3.23`` (P = 0.75 at one minute) give
-  a presence of one half after 22 minutes, a fifth after 2.5 hours. Think times say
+  a presence of one half after 22 minutes, a quarter after 2.5 hours. Think times say
   the same: within a session they are mostly minutes (docs/models.md).
 - **Whom to serve.** A job's *value* is ``fade(τ_user) / estimate``: the presence of
   its user, over the job's length. The log-odds of going on fall with the logarithm of
@@ -23,9 +23,14 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   job; serving short jobs first is also what minimises the mean response. Waiting jobs
   are ordered by value, highest first (ties: arrival order). docs/user-aware.md gives
   the designs tried before this one and what each did.
-- **No starvation.** A job that has waited ``aging`` seconds (default 24 h) goes ahead
-  of every job valued as above, in arrival order; and the first job of the order gets
-  EASY's reservation, so once it is first nothing may delay it.
+- **No starvation.** A job that has waited ``aging`` seconds (default 7 days) goes
+  ahead of every job valued as above, in arrival order; and the first job of the order
+  gets EASY's reservation, so once it is first nothing may delay it. Seven days is
+  Slurm's default cap on the age factor (``PriorityMaxAge``, as in ``multifactor``) and
+  about EASY's own longest wait on the fitted sites at 1.5 times their users. A shorter
+  bound hands the order back to arrival: with 24 h, at that load, the aged jobs led
+  most passes and the gain in completed jobs over EASY was a third of what 7 days
+  gives (docs/user-aware.md, designs tried).
 
 Values change as time passes and as jobs end, so the queue is ordered afresh at every
 pass (``arrival_order = False``): the kernel's full EASY pass follows each ordering.
@@ -48,6 +53,8 @@ B0 = 3.23
 SLOPE = -1.2
 #: Presence is not resolved below a minute (the curve's first bin).
 MINUTE = 60
+#: The wait after which a job goes first whatever its value: seven days.
+AGING = 7 * 86_400
 
 
 def _slope(text: str) -> float:
@@ -68,7 +75,7 @@ class CreasyScheduler(EasyScheduler):
     )
     arrival_order = False
 
-    def __init__(self, nodes: int, aging: int = 86_400, slope: float = SLOPE) -> None:
+    def __init__(self, nodes: int, aging: int = AGING, slope: float = SLOPE) -> None:
         super().__init__(nodes)
         if aging < 1:
             raise InputError("creasy: aging must be at least 1 s", field="--scheduler")

@@ -249,7 +249,7 @@ def test_spec_round_trip() -> None:
     assert (policy.aging, policy.slope) == (7_200, -1.5)
     assert policy.spec == "creasy:aging=7200,slope=-1.5"
     assert make_scheduler(policy.spec, 64).spec == policy.spec
-    assert make_scheduler("creasy", 64).spec == "creasy:aging=86400,slope=-1.2"
+    assert make_scheduler("creasy", 64).spec == "creasy:aging=604800,slope=-1.2"
     assert CreasyScheduler(64, aging=7_200, slope=-1.5).spec == policy.spec
 
 
