@@ -48,6 +48,7 @@ from sitesim.runs.output import (
     write_text,
 )
 from sitesim.runs.policy import build_scheduler, check_machine, check_policy, check_spec
+from sitesim.runs.population_check import check_population_file
 from sitesim.schedulers.base import Scheduler
 from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
 from sitesim.moldable.gas import REQUEST_POLICIES
@@ -252,10 +253,8 @@ def run_site(
     clock = DEFAULT_CLOCK
     population = None
     if config.population is not None:
-        try:
-            population = FittedPopulation.load(config.population, largest)
-        except UnicodeDecodeError as exc:  # the loader reads UTF-8 and knows no other text
-            raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=config.population) from None
+        check_population_file(config.population)  # encoding and values, before the loader trusts them
+        population = FittedPopulation.load(config.population, largest)
         clock = population.clock
     recorder = run.record_productivity(clock.unix_start + clock.offset)
     if population is not None:

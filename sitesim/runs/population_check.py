@@ -1,0 +1,84 @@
+"""Limits on the values of a fitted population (``population.json``), checked before a run.
+
+Why here: the table's loader (:mod:`sitesim.users.population`) turns the document into
+users and trusts its numbers, as it should for what ``sitesim fit`` wrote. A file edited
+by hand or damaged (a NaN offset, a job of -4 nodes, a runtime of 1e300 s) then failed
+deep inside a run with a RuntimeError or OverflowError, or ran silently. This check knows
+only the few fields whose values a run draws directly, and tolerates fields it does not
+know, so the format can grow without it; every message names the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sitesim.errors import InputError
+from sitesim.limits import MAX_BATCH_JOBS, MAX_NODES, MAX_SECONDS
+
+#: Per-user lists of seconds a run draws from (think times, gaps, absences).
+_SECONDS = ("thinks", "gaps", "gaps_operational", "absences")
+#: Per-user lists of jobs, ``[size, runtime, ...]``.
+_JOBS = ("runs", "jobs_in_order")
+
+
+def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
+    """Every number of a JSON value, with where it is (``users[3].continue_offset``)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield where, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _numbers(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _numbers(item, f"{where}[{i}]")
+
+
+def _within(value: Any, low: float, high: float) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and low <= value <= high
+
+
+def check_population_file(path: str | Path) -> None:
+    """An input error naming ``path`` and the field unless the population's numbers are
+    finite and its users' sizes, runtimes, think times and batch widths within limits.
+    A document that is not JSON, or not a population, is left to the loader to refuse."""
+    where = str(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=where) from None
+    except (OSError, ValueError):
+        return  # the loader says what is wrong, as it always did
+    for field, number in _numbers(data, ""):
+        if isinstance(number, float) and not math.isfinite(number):
+            raise InputError(f"{number} is not a finite number", path=where, field=field)
+    users = data.get("users") if isinstance(data, dict) else None
+    if not isinstance(users, list):
+        return
+    for i, user in enumerate(users):
+        if not isinstance(user, dict):
+            continue
+        for key in _SECONDS:
+            for j, value in enumerate(user.get(key) or []):
+                if not _within(value, 0, MAX_SECONDS):
+                    raise InputError(f"{value!r} is not a time in 0..{MAX_SECONDS} s", path=where,
+                                     field=f"users[{i}].{key}[{j}]")
+        for j, value in enumerate(user.get("widths") or []):
+            if not _within(value, 1, MAX_BATCH_JOBS):
+                raise InputError(f"{value!r} is not a batch width in 1..{MAX_BATCH_JOBS}", path=where,
+                                 field=f"users[{i}].widths[{j}]")
+        for key in _JOBS:
+            for j, job in enumerate(user.get(key) or []):
+                if not isinstance(job, list) or len(job) < 2:
+                    continue
+                if not _within(job[0], 1, MAX_NODES):
+                    raise InputError(f"size {job[0]!r} is not in 1..{MAX_NODES} nodes", path=where,
+                                     field=f"users[{i}].{key}[{j}]")
+                if not _within(job[1], 0, MAX_SECONDS):
+                    raise InputError(f"runtime {job[1]!r} is not in 0..{MAX_SECONDS} s", path=where,
+                                     field=f"users[{i}].{key}[{j}]")

@@ -1,0 +1,73 @@
+"""A fitted population with values no run can draw from is one line, before the run.
+
+The population is fitted in the test to a small log made in code, then damaged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitesim.cli import main
+
+
+def _log() -> str:
+    lines = ["; MaxNodes: 16"]
+    for n in range(1, 241):
+        size = 1 << (n % 4)
+        lines.append(f"{n} {n * 300 + (n % 7) * 40} {n % 5} {120 + n % 13 * 30} {size} -1 -1 {size} 900 -1 1"
+                     f" {n % 4 + 1} 1 -1 -1 -1 -1 -1")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fit")
+    log = folder / "log.swf"
+    log.write_text(_log())
+    assert main(["fit", str(log), "-o", str(folder / "site")]) == 0
+    return folder / "site"
+
+
+def _set(key: str, position: tuple[int, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        target = document["users"][0][key]
+        for i in position[:-1]:
+            target = target[i]
+        target[position[-1]] = value
+    return change
+
+
+DAMAGE = {
+    "NaN offset": (lambda d: d["users"][0].__setitem__("continue_offset", float("nan")), "continue_offset: nan"),
+    "negative size": (_set("runs", (0, 0), -4), "size -4"),
+    "huge size": (_set("runs", (0, 0), 10**12), "size 1000000000000"),
+    "huge runtime": (_set("runs", (0, 1), 1e300), "runtime 1e+300"),
+    "negative think time": (_set("thinks", (0,), -5.0), "thinks[0]: -5.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    change, message = DAMAGE[case]
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("site.toml", "empirical.json"):
+        (site / name).write_bytes((fitted / name).read_bytes())
+    document = json.loads((fitted / "population.json").read_text())
+    if not document["users"][0].get("thinks"):
+        document["users"][0]["thinks"] = [60.0]
+    change(document)
+    (site / "population.json").write_text(json.dumps(document))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "population.json: users[0]." in err and message in err, err
+
+
+def test_the_fitted_population_runs(fitted: Path) -> None:
+    assert main(["--site", str(fitted / "site.toml"), "--duration", "0.5"]) == 0
