@@ -174,3 +174,90 @@ def test_sweep_grids_run_or_are_input_errors(grid: bytes) -> None:
         code = _run(["sweep", "--grid", str(path), "-o", str(Path(tmp) / "s.csv"), "--serial", "--no-progress"])
         # 1 would be a run failing after the grid was accepted: validation missed it.
         assert code in (0, 2)
+
+
+# -- every other entry point: fit, plot, the run flags, sweep flags, the Python API --------------
+
+
+@settings(parent=FUZZ, max_examples=30)
+@given(log=swf_logs(), options=st.sampled_from([[], ["--skip-malformed"], ["--start-policy", "easy"],
+                                                 ["--start-policy", "bogus"], ["--name", ""]]))
+def test_fit_runs_or_refuses(log: bytes, options: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.swf"
+        path.write_bytes(log)
+        assert _run(["fit", str(path), "-o", str(Path(tmp) / "fit"), *options]) in (0, 2)
+
+
+@settings(parent=FUZZ, max_examples=15)
+@given(log=swf_logs(), kind=st.sampled_from(["gantt", "load"]),
+       window=st.sampled_from([[], ["--from", "10"], ["--to", "0"], ["--from", "5", "--to", "2"], ["--to", "1e99"]]))
+def test_plot_draws_or_refuses(log: bytes, kind: str, window: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.swf"
+        path.write_bytes(log)
+        assert _run(["plot", kind, str(path), "-o", str(Path(tmp) / "x.png"), *window]) in (0, 2)
+
+
+FLAG_VALUES = st.one_of(st.sampled_from(["0", "-1", "1", "2", "1e300", "1e-300", "nan", "inf", "", "x", "1.5",
+                                         "99999999999999999999", "easy", "cons", "f:2", "gas"]),
+                        st.integers(-3, 300).map(str))
+RUN_FLAGS = ["--nodes", "--seed", "--load-factor", "--estimates", "-s", "--moldable", "--moldable-policy",
+             "--slice-days", "--feedback"]
+
+
+@settings(parent=FUZZ, max_examples=40)
+@given(flags=st.lists(st.tuples(st.sampled_from(RUN_FLAGS), FLAG_VALUES), max_size=3))
+def test_replay_flags_run_or_refuse(flags: list[tuple[str, str]]) -> None:
+    log = "; MaxNodes: 8\n" + "".join(f"{n} {n * 20} 0 50 {n % 4 + 1} -1 -1 {n % 4 + 1} 80 -1 1 {n % 2 + 1} 1 -1 -1"
+                                      f" -1 -1 -1\n" for n in range(1, 9))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.swf"
+        path.write_text(log)
+        argv = ["-c", str(path)] + [token for pair in flags for token in pair]
+        assert _run(argv) in (0, 2)
+
+
+SWEEP_FLAGS = ["--users", "--scheduler", "--nodes", "--seed", "--replications", "--load-factor", "--adaptive",
+               "--moldable-policy", "--mode", "--estimates", "--duration", "-j", "--output", "--metrics"]
+
+
+@settings(parent=FUZZ, max_examples=30)
+@given(flags=st.lists(st.tuples(st.sampled_from(SWEEP_FLAGS), st.one_of(FLAG_VALUES, st.sampled_from(
+    ["1,2", "site", "replay", "site,replay", "30m", "fcfs,cons", "0.5", "static", "trace"]))), max_size=3),
+    summarize=st.booleans())
+def test_sweep_flags_run_or_refuse(flags: list[tuple[str, str]], summarize: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "s.csv"
+        base = ["sweep", "--serial", "--no-progress"]
+        if summarize:
+            csv.write_text("mode,seed\nsite,0\n")
+            base += ["--summarize", str(csv)]
+        else:
+            base += ["-o", str(csv), "--duration", "30m"]
+        argv = base + [token for pair in flags for token in pair]
+        assert _run(argv) in (0, 2)
+
+
+API_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.floats(), st.text(max_size=4),
+                       st.lists(st.integers(0, 2), max_size=2), st.sampled_from(["easy", "f:2", "trace", "gap"]))
+REPLAY_ARGUMENTS = ["scheduler", "estimates", "nodes", "load_factor", "seed", "failures", "skip_malformed",
+                    "partitions", "feedback", "observers", "out", "debug", "progress"]
+
+
+@settings(parent=FUZZ, max_examples=40)
+@given(arguments=st.dictionaries(st.sampled_from(REPLAY_ARGUMENTS), API_VALUES, max_size=3))
+def test_the_replay_api_runs_or_raises_input_errors(arguments: dict[str, object]) -> None:
+    from sitesim import replay
+    from sitesim.errors import InputError
+
+    log = "; MaxNodes: 8\n" + "".join(f"{n} {n * 20} 0 50 2 -1 -1 2 80 -1 1 1 1 -1 -1 -1 -1 -1\n" for n in range(1, 6))
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(io.StringIO()):
+        path = Path(tmp) / "log.swf"
+        path.write_text(log)
+        if isinstance(arguments.get("out"), str):
+            arguments["out"] = str(Path(tmp) / "out" / str(arguments["out"]))
+        try:
+            replay(path, **arguments)  # type: ignore[arg-type]
+        except InputError:
+            pass

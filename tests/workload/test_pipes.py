@@ -13,18 +13,22 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitesim.cli import main
 from sitesim.errors import InputError
 from sitesim.limits import MAX_LINE_BYTES
 from sitesim.workload.files import open_text_read, rereadable
 from sitesim.workload.swf import read_swf
+from tests.test_fuzz import swf_logs
 
 
 def _log(jobs: int = 300) -> bytes:
@@ -173,3 +177,30 @@ def test_the_line_cap_holds_inside_gzip(tmp_path: Path) -> None:
     ok = tmp_path / "ok.swf"
     ok.write_bytes(b"; " + b"x" * (MAX_LINE_BYTES - 10) + b"\n" + _log(2))
     assert len(read_swf(ok)[1]) == 2
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(log=swf_logs(), compress=st.booleans())
+def test_any_log_reads_the_same_from_a_pipe(log: bytes, compress: bool) -> None:
+    """Whatever a file gives (records and header, or the same input error), a pipe of
+    the same bytes gives too."""
+    data = gzip.compress(log, mtime=0) if compress else log
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.swf"
+        path.write_bytes(data)
+        expected = _read(str(path))
+        with _pipe(data) as piped:
+            got = _read(piped)
+    if isinstance(expected, InputError):
+        assert isinstance(got, InputError) and (got.line, got.field, got.message) == (
+            expected.line, expected.field, expected.message)
+    else:
+        assert got == expected
+
+
+def _read(path: str) -> tuple[list[str], list[object]] | InputError:
+    try:
+        header, records = read_swf(path)
+    except InputError as exc:
+        return exc
+    return header.lines, records
