@@ -1,8 +1,9 @@
 """Loading the compiled twins of the schedulers' inner loops.
 
-Two modules have compiled twins (Cython, built by ``pip install`` where a C compiler
-is found; setup.py): ``_reservations`` (conservative backfilling's planned schedule)
-and ``_backfill`` (EASY's backfill scans, plain and timed-run, and shadow time). Each
+Three modules are compiled twins (Cython, built by ``pip install`` where a C compiler
+is found; setup.py): ``_reservations`` (conservative backfilling's planned schedule),
+``_backfill`` (EASY's backfill scans, plain and timed-run, shadow time, and the packing
+program of ``los``) and ``_priority`` (the ranking of ``multifactor``). Each
 twin gives exactly the answers of its Python original, which stays the reference and
 what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in the environment makes every run
 use the Python originals: the same schedules, slower; what the wheel check and
