@@ -94,12 +94,30 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
     if not path.is_file():
         raise InputError("site file not found", path=str(path))
     values = load_site_file(path)
-    overrides: dict[str, Any] = {"scheduler": study.policies[0], "seed": study.seeds[0]}
+    overrides: dict[str, Any] = {"seed": study.seeds[0]}
+    if "partitions" not in values:
+        overrides["scheduler"] = study.policies[0]
     if study.users:
         overrides["users"] = study.users[0]
     if study.duration is not None:
         overrides["duration"] = study.duration
-    return site_config(values, overrides, origin=str(path))
+    base = site_config(values, overrides, origin=str(path))
+    for policy in study.policies:
+        try:
+            site_for(base, policy)
+        except InputError as exc:
+            raise InputError(exc.message, field="--scheduler") from None
+    return base
+
+
+def site_for(base: SiteConfig, policy: str, **changes: Any) -> SiteConfig:
+    """``base`` run under ``policy``: on a partitioned site, every partition runs it
+    (each keeps its nodes and admission rules), so the study compares policies on the
+    same partitioned machine."""
+    if base.partitions:
+        partitions = tuple(attrs.evolve(p, scheduler=policy) for p in base.partitions)
+        return attrs.evolve(base, partitions=partitions, **changes)
+    return attrs.evolve(base, scheduler=policy, **changes)
 
 
 def site_file(site: str, base_dir: Path | None) -> str:
@@ -208,8 +226,3 @@ def describe(study: StudyConfig, base: SiteConfig) -> dict[str, str]:
         "sitesim": __version__,
         **({"job limit": str(c.max_jobs)} if c.max_jobs is not None else {}),
     }
-
-
-def evolve_site(base: SiteConfig, **changes: Any) -> SiteConfig:
-    """``base`` with ``changes`` (attrs.evolve, typed for the study's callers)."""
-    return attrs.evolve(base, **changes)

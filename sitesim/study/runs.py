@@ -28,7 +28,7 @@ from typing import Any
 from attrs import define
 
 from sitesim.runs.site import SiteConfig
-from sitesim.study.config import StudyConfig, evolve_site, model_fingerprint, user_counts
+from sitesim.study.config import StudyConfig, model_fingerprint, site_for, user_counts
 from sitesim.sweep.grid import Point
 from sitesim.sweep.run import Row, make_row
 from sitesim.sweep.runner import SweepReport, run_sweep
@@ -98,7 +98,7 @@ class SiteRun:
 
     def config(self, point: Point) -> SiteConfig:
         assert point.users is not None
-        return evolve_site(self.base, users=point.users, scheduler=point.scheduler, seed=point.seed)
+        return site_for(self.base, point.scheduler, users=point.users, seed=point.seed)
 
     def __call__(self, point: Point) -> Row:
         from sitesim.runs.site import run_site
@@ -126,8 +126,11 @@ class ReplayRun:
         trace = Path(self.site.root) / point.trace
         if not trace.is_file():
             self.site(dict(self.sources)[point.trace])
-        replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=point.scheduler, estimates="trace",
-                                           load_factor=1.0, seed=point.seed))
+        # On a partitioned site the trace is replayed on the same partitions, all under
+        # the point's policy, as the site-level runs ran them.
+        site = site_for(self.site.base, point.scheduler)
+        replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=site.scheduler, estimates="trace",
+                                           load_factor=1.0, seed=point.seed, partitions=site.partitions))
         return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
 
 

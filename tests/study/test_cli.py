@@ -128,3 +128,15 @@ def test_missing_study_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     line = one_line_error(["study", "--from", str(tmp_path / "none.toml")], capsys)
     assert "no such file" in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_partitioned_site_runs_each_policy_on_every_partition(tmp_path: Path) -> None:
+    """On a partitioned site a policy replaces every partition's own; the site-level
+    traces and the replays keep the partitions."""
+    out = tmp_path / "p"
+    assert main(["study", "--site", "partitions", "-s", "fcfs,easy", "--seeds", "1", "--duration", "3",
+                 "-o", str(out), "--serial", "--no-progress"]) == 0
+    trace = (out / "runs" / "fcfs-u10-s0" / "trace.swf").read_text(encoding="utf-8")
+    assert "; Note: partitions short:32:fcfs(est<=3600)+batch:96:fcfs\n" in trace
+    assert {r["scheduler"] for r in rows(out / "results.csv")} == {"fcfs", "easy"}
+    assert len(rows(out / "cross.csv")) == 4 * 4
