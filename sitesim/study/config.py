@@ -215,7 +215,9 @@ def describe(study: StudyConfig, base: SiteConfig) -> dict[str, str]:
     fitted = c.population is not None
     return {
         "site": study.site,
-        "machine": f"{c.nodes} nodes",
+        "machine": f"{c.nodes} nodes" + (
+            f" in partitions {', '.join(f'{p.name} ({p.nodes})' for p in c.partitions)}, each under the policy"
+            if c.partitions else ""),
         "users": ", ".join(str(u) for u in user_counts(study, base)),
         "simulated time": "until the job limit" if c.duration is None else f"{c.duration / DAY:g} days",
         "users' behaviour": "fitted population (resampled)" if fitted else f"{c.submittal} submittal, {c.workpool} workpool",

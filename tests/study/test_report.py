@@ -175,3 +175,17 @@ def test_findings_are_generated_from_the_numbers(study_dir: Path) -> None:
     means = {p: math.fsum(float(r["mean_wait"]) for r in rows if r["scheduler"] == p) / 3 for p in ("fcfs", "easy")}
     first, second = sorted(means, key=means.__getitem__)
     assert f"are: {first} ({number(means[first])} s), {second} ({number(means[second])} s)." in findings
+
+
+def test_several_user_counts_add_throughput_against_users(tmp_path: Path) -> None:
+    from sitesim.cli import main
+
+    out = tmp_path / "users"
+    assert main(["study", "--site", "paper", "-s", "fcfs,easy", "--seeds", "2", "--duration", "2",
+                 "--users", "2,4", "-o", str(out), "--serial", "--no-progress"]) == 0
+    page, text = parse(out / "report.html")
+    assert 'id="figure-throughput"' in text and 'id="figure-cross_2"' in text and 'id="figure-cross_4"' in text
+    assert len(page.sources) == 6
+    table = next(t for t in page.tables if t and t[0][:2] == ["users", "policy"])
+    assert [line[:2] for line in table[1:]] == [["2", "fcfs"], ["2", "easy"], ["4", "fcfs"], ["4", "easy"]]
+    assert "With 2 users over 2 seeds" in text and "With 4 users over 2 seeds" in text
