@@ -57,6 +57,8 @@ class UserActivity:
     session_batches: list[int] = field(factory=list)
     #: Distinct jobs: (size, runtime, repetitions) of each repetition run.
     runs: list[tuple[int, float, int]] = field(factory=list)
+    #: Every job's (size, runtime), in submission order (batch after batch).
+    jobs_in_order: list[tuple[int, float]] = field(factory=list)
     #: Batches followed by another batch of the same session.
     continued: int = 0
 
@@ -94,6 +96,9 @@ class PopulationAnalysis:
     session_jobs: NDArray[np.int64]
     submissions: CycleSignature
     session_starts: CycleSignature
+    #: Submissions of the jobs of sessions with at least two jobs (the jobs submitted
+    #: inside a session, as chains of batches; docs/validation.md).
+    in_session: CycleSignature
     #: Per full 7-day slice: jobs, distinct users, mean node-seconds per job.
     weekly_jobs: NDArray[np.int64]
     weekly_users: NDArray[np.int64]
@@ -136,7 +141,10 @@ class PopulationAnalysis:
             "figure1_correlation": spearman(self.weekly_jobs[busy], self.weekly_node_seconds[busy]),
             "batches_per_session": _mean(self.session_batches),
             "jobs_per_session": _mean(self.session_jobs),
+            "session_hours": _mean(self.session_end - self.session_start) / 3600,
             "continuation": self.continuation_rate(),
+            "night_share_in_session": 1 - self.in_session.daytime_share if self.in_session.events else float("nan"),
+            "night_share_of_session_starts": 1 - self.session_starts.daytime_share,
         }
 
 
@@ -200,6 +208,8 @@ def _user_activity(seq: Sequence[TraceJob], threshold: float, acc: dict[str, lis
             user.gap_pairs.append((prev_submit, job.submit))
         user.widths[-1] += 1
         acc["s_jobs"][-1] += 1
+        acc["j_submit"].append(job.submit)
+        acc["j_session"].append(len(acc["s_jobs"]) - 1)
         if job.end >= batch_end:
             waited, batch_end = job, job.end
         session_end = max(session_end, job.end)
@@ -208,6 +218,7 @@ def _user_activity(seq: Sequence[TraceJob], threshold: float, acc: dict[str, lis
     _close_batch(waited, False, acc)
     acc["s_end"].append(session_end)
     user.runs = [(run[0].size, run[0].run, len(run)) for run in repetition_runs(seq)]
+    user.jobs_in_order = [(j.size, j.run) for j in seq]
     return user
 
 
@@ -224,7 +235,7 @@ def analyze_population(
 ) -> PopulationAnalysis:
     """Measure the population of a cleaned trace whose time 0 is ``clock``."""
     acc: dict[str, list[float]] = {
-        k: [] for k in ("response", "slowdown", "continued", "b_end", "s_start", "s_end", "s_jobs")
+        k: [] for k in ("response", "slowdown", "continued", "b_end", "s_start", "s_end", "s_jobs", "j_submit", "j_session")
     }
     users = [_user_activity(seq, threshold, acc) for seq in user_sequences(jobs).values()]
     submits = np.asarray([j.submit for j in jobs], dtype=float)
@@ -239,6 +250,9 @@ def analyze_population(
     weekly_users = np.bincount(np.asarray([w for w, _ in pairs], dtype=np.int64), minlength=weeks)[:weeks]
     busy = weekly_jobs > 0
     s_start = np.asarray(acc["s_start"], dtype=float)
+    s_jobs = np.asarray(acc["s_jobs"], dtype=np.int64)
+    j_session = np.asarray(acc["j_session"], dtype=np.int64)
+    chained = s_jobs[j_session] >= 2 if j_session.size else np.zeros(0, dtype=bool)
     return PopulationAnalysis(
         clock=clock,
         duration=duration,
@@ -250,9 +264,10 @@ def analyze_population(
         session_start=s_start,
         session_end=np.asarray(acc["s_end"], dtype=float),
         session_batches=np.asarray([b for u in users for b in u.session_batches], dtype=np.int64),
-        session_jobs=np.asarray(acc["s_jobs"], dtype=np.int64),
+        session_jobs=s_jobs,
         submissions=cycle_signature(submits, clock),
         session_starts=cycle_signature(s_start, clock),
+        in_session=cycle_signature(np.asarray(acc["j_submit"], dtype=float)[chained], clock),
         weekly_jobs=weekly_jobs.astype(np.int64),
         weekly_users=weekly_users.astype(np.int64),
         weekly_node_seconds=np.where(busy, weekly_ns / np.maximum(weekly_jobs, 1), 0.0),

@@ -12,6 +12,10 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   any hour lands on the log's hours and weekdays; ``gaps_operational``: the gaps inside
   batches, measured the same way (long gaps otherwise carry batches into the night);
 - ``runs``: (size, runtime, repetitions) of each distinct job;
+- ``jobs_in_order`` and ``session_batches``: every job's (size, runtime) in submission
+  order and the number of batches of each session, so the user's batches can be
+  rebuilt whole, each with its own jobs and gaps (``"batches": "resampled"``,
+  :mod:`sitesim.users.population_table`);
 - ``continue_offset``: the user's own log-odds offset on the site's continuation curve.
 
 Beside them: the clock, the 168 hourly weights of session starts, the continuation
@@ -86,6 +90,8 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "thinks": _nums(u.thinks),
                 "absences": _nums(warp.forward(b) - warp.forward(a) for a, b in u.session_breaks),
                 "runs": [[s, _num(r), k] for s, r, k in u.runs],
+                "jobs_in_order": [[s, _num(r)] for s, r in u.jobs_in_order],
+                "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),
             }
         )
@@ -106,6 +112,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "duration": int(round(pa.duration)),
         "machine_size": machine_size,
         "min_observations": MIN_OBSERVATIONS,
+        "batches": "resampled",
         "session_start_weights": [int(v) for v in pa.session_starts.weekly],
         "continuation": curve.to_dict(),
         "users": users,

@@ -35,6 +35,11 @@ CHECKS: dict[str, tuple[str, float]] = {
     "peak_ratio": ("min", 3.0),
     "users_per_week": ("rel", 0.25),
     "figure1_correlation": ("neg", 0.0),
+    # Sessions as long as the log's, in jobs and in hours, and the jobs of sessions
+    # landing on the log's night hours (issue: simulated sessions ended too soon).
+    "jobs_per_session": ("rel", 0.15),
+    "session_hours": ("rel", 0.15),
+    "night_share_in_session": ("abs", 0.05),
 }
 
 

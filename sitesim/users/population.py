@@ -8,7 +8,9 @@ real user once and ``-u`` scales the population). The user
 
 1. arrives at the profile's arrival time and stays for its active span; in a run longer
    than the log the log's history repeats (the user comes back one log-length later);
-2. holds sessions: batches as in the paper's model (own widths, gaps, think times), but
+2. holds sessions: batches of its own (a fitted table resamples the user's batches of
+   the log whole, jobs and gaps together; a hand-made one draws widths, gaps and jobs
+   apart, as in the paper's model; see :mod:`sitesim.users.population_table`), and
    after each batch continues the session with a probability that falls with the
    response time of the job waited for (the site's continuation curve with the user's
    own offset): users who wait long go home -- a second feedback loop beside think time;
@@ -16,140 +18,31 @@ real user once and ``-u`` scales the population). The user
    next) drawn in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
    the next one; gaps inside a batch are laid down the same way;
-4. submits its own distinct jobs (size clipped to the machine, runtime, repetitions).
+4. submits its own jobs (size clipped to the machine, runtime; planned batches draw
+   distinct jobs with their repetitions).
 
 Profiles are shared by all users that follow them; a user holds only its position and
-three random streams: ``when`` (widths, gaps, continuation, think times, absences;
+three random streams: ``when`` (batches or widths and gaps, continuation, think times, absences;
 the same draws per batch whatever happens, so schedulers face the same users),
 ``what`` (jobs) and the estimate model's.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attrs import define
 
-from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.engine.process import UserGenerator, UserProcess, Wait
 from sitesim.engine.site import Site
-from sitesim.errors import InputError
 from sitesim.metrics.productivity import ProductivityRecorder, SessionLog
+from sitesim.users.population_table import FORMAT, UNOBSERVED, FittedPopulation, Profile
 from sitesim.users.user import submit_batch, waited_for
-from sitesim.workload.calendar import Clock, Warp
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 
-FORMAT = "sitesim-population"
-#: What a quantity falls back to when no user of the log observed it at all (a tiny
-#: log: every batch of width 1, no batch continued, every user one session). The
-#: pooled observations are then empty, and a draw from nothing has no meaning:
-#: a gap or a think time of 0 s (the next job at once), and no absence, so a user
-#: holds no further session in its visit (as every user of such a log did).
-UNOBSERVED: dict[str, tuple[Any, ...]] = {"gaps_operational": (0.0,), "thinks": (0.0,), "absences": ()}
-
-
-@define(slots=True, frozen=True)
-class Profile:
-    """One real user's observations (or the pooled ones where the user had too few)."""
-
-    arrival: float
-    span: float
-    widths: tuple[int, ...]
-    gaps: tuple[float, ...]
-    thinks: tuple[float, ...]
-    absences: tuple[float, ...]
-    runs: tuple[tuple[int, int, int], ...]
-    continuation: ContinuationCurve
-
-
-@define(slots=True)
-class FittedPopulation:
-    """The shared part of a fitted population: profiles, cycle, clock, log length."""
-
-    name: str
-    clock: Clock
-    warp: Warp
-    duration: int
-    machine_size: int
-    profiles: list[Profile]
-
-    @classmethod
-    def load(cls, path: str | Path, largest: int) -> FittedPopulation:
-        """Read ``population.json``; job sizes are clipped to ``largest`` nodes.
-
-        Runtimes are the log's own: the paper site's ``runtime_scale`` calibration and
-        ``size_mapping`` shape the empirical tables only (docs/population.md)."""
-        where = str(path)
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read population: {exc.strerror or exc}", path=where) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
-        try:
-            return cls.from_dict(data, largest)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise InputError(f"malformed population table: {exc!r}", path=where) from None
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], largest: int) -> FittedPopulation:
-        clock = Clock.from_dict(data["clock"])
-        curve = ContinuationCurve.from_dict(data["continuation"])
-        minimum = int(data["min_observations"])
-        users = data["users"]
-        if not users:
-            raise ValueError("no users")
-        pooled: dict[str, tuple[Any, ...]] = {}
-        for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
-            pooled[key] = tuple(v for u in users for v in u[key])
-        def job(run: Sequence[Any]) -> tuple[int, int, int]:
-            size, runtime, repeats = run
-            return min(int(size), largest), max(1, round(float(runtime))), max(1, int(repeats))
-
-        pooled["runs"] = tuple(job(r) for r in pooled["runs"])
-        if not pooled["widths"] or not pooled["runs"]:
-            raise ValueError("no batches or jobs")
-        for key, default in UNOBSERVED.items():
-            if not pooled[key]:
-                pooled[key] = default
-
-        def own(user: dict[str, Any], key: str, convert: Any) -> tuple[Any, ...]:
-            values = user[key]
-            if len(values) < minimum or (key == "runs" and int(user["jobs"]) < minimum):
-                return pooled[key]
-            return tuple(convert(v) for v in values)
-
-        profiles = [
-            Profile(
-                arrival=float(u["arrival"]),
-                span=float(u["span"]),
-                widths=own(u, "widths", int),
-                gaps=own(u, "gaps_operational", float),
-                thinks=own(u, "thinks", float),
-                absences=own(u, "absences", float),
-                runs=own(u, "runs", job),
-                continuation=adjusted(curve, float(u["continue_offset"])),
-            )
-            for u in users
-        ]
-        return cls(
-            name=str(data["name"]),
-            clock=clock,
-            warp=Warp(clock, data["session_start_weights"]),
-            duration=int(data["duration"]),
-            machine_size=int(data["machine_size"]),
-            profiles=profiles,
-        )
-
-    def users(self) -> int:
-        return len(self.profiles)
+__all__ = ["FORMAT", "UNOBSERVED", "FittedPopulation", "PopulationUser", "Profile", "populate"]
 
 
 def _pick(values: Sequence[Any], u: float) -> Any:
@@ -161,7 +54,7 @@ class PopulationUser:
 
     __slots__ = (
         "uid", "site", "population", "profile", "when", "what", "estimates", "est_rng", "max_jobs",
-        "_estimate", "_program", "_left", "_current", "sessions",
+        "_estimate", "_program", "_left", "_current", "_planned", "sessions",
     )
 
     def __init__(
@@ -186,7 +79,9 @@ class PopulationUser:
         self.max_jobs = max_jobs
         self._program = 0
         self._left = 0
-        self._current: tuple[int, int, int] = (1, 1, 1)
+        self._current: tuple[int, int, int] = (0, 0, 0)
+        #: The jobs of the resampled batch being submitted, last first.
+        self._planned: list[tuple[int, int]] = []
         #: Where the user reports its sessions (docs/metrics.md, "User productivity").
         self.sessions = sessions
 
@@ -223,16 +118,31 @@ class PopulationUser:
         when = self.when
         warp = self.population.warp
         waited: Job | None = None
+        position = 0
+        resampled = self.population.resampled
         while True:
-            width = max(1, _pick(p.widths, when.random()))
+            position += 1
+            if resampled:
+                # One of the user's own batches, whole: its jobs and the gaps between them.
+                jobs, gaps = _pick(p.first_batches if position == 1 else p.later_batches, when.random())
+                width = len(jobs)
+                self._planned = list(reversed(jobs))
+                laid = iter(gaps)
 
-            def gap() -> int:
-                now = float(env.now)
-                return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
+                def gap() -> int:
+                    now = float(env.now)
+                    return max(0, round(warp.after(now, next(laid)) - now))
 
-            batch = yield from submit_batch(
-                site, width, gap, self._make_job, waited, self.max_jobs, self.sessions
-            )
+                make = self._next_job
+            else:
+                width = max(1, _pick(p.widths, when.random()))
+
+                def gap() -> int:
+                    now = float(env.now)
+                    return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
+
+                make = self._make_job
+            batch = yield from submit_batch(site, width, gap, make, waited, self.max_jobs, self.sessions)
             if not batch:
                 return False
             waited = waited_for(batch)
@@ -246,6 +156,15 @@ class PopulationUser:
                 return True
             yield think
 
+    def _next_job(self, now: int, waited: Job | None) -> Job:
+        """The next job of a resampled batch; a job unlike the previous one is a new
+        program (a repetition run is a row of identical jobs, as the fit counts them)."""
+        size, runtime = self._planned.pop()
+        if (size, runtime) != self._current[:2]:
+            self._program += 1
+            self._current = (size, runtime, 1)
+        return self._job(now, waited, size, runtime)
+
     def _make_job(self, now: int, waited: Job | None) -> Job:
         if self._left <= 0:
             self._program += 1
@@ -253,6 +172,9 @@ class PopulationUser:
             self._left = self._current[2]
         self._left -= 1
         size, runtime, _ = self._current
+        return self._job(now, waited, size, runtime)
+
+    def _job(self, now: int, waited: Job | None, size: int, runtime: int) -> Job:
         return Job(  # positional, as in sitesim.users.user.User._make_job
             -1,
             now,

@@ -152,3 +152,35 @@ def test_logistic_fit_separates_response_from_slowdown() -> None:
     assert fit.coefficients[1] == pytest.approx(-1.0, abs=0.15)
     assert abs(fit.coefficients[2]) < 3 * fit.standard_errors[2] + 0.05
     assert fit.z(1) < -10
+
+
+def test_session_lengths_and_the_night_share_of_in_session_jobs() -> None:
+    pa = analyze_population(two_users(), MONDAY)
+    sig = pa.signatures()
+    # sessions: 09:00 to 09:31:40 (3 jobs), 14:31:40 to 14:32:40 (1), Saturday 10:00 to 11:01:40 (1)
+    assert sig["session_hours"] == pytest.approx((1900 + 60 + 3700) / 3 / HOUR)
+    assert sig["jobs_per_session"] == pytest.approx(5 / 3)
+    # the jobs of sessions with two or more jobs: all three submitted by day
+    assert sig["night_share_in_session"] == 0.0
+    # session starts: 09:00, 14:31, 10:00 -- all by day
+    assert sig["night_share_of_session_starts"] == 0.0
+    night = two_users() + [tj(6, 20 * HOUR, 30, user=3), tj(7, 20 * HOUR + 10, 30, user=3)]
+    sig = analyze_population(night, MONDAY).signatures()
+    assert sig["night_share_in_session"] == pytest.approx(2 / 5)
+    assert sig["night_share_of_session_starts"] == pytest.approx(1 / 4)
+
+
+def test_the_table_keeps_each_users_jobs_in_order_and_its_sessions() -> None:
+    from sitesim.analysis.profiles import build_population_table
+    from sitesim.users.population_table import FittedPopulation
+
+    pa = analyze_population(two_users(), MONDAY)
+    data = build_population_table(pa, name="two", machine_size=8, provenance={})
+    assert data["batches"] == "resampled"
+    u1 = data["users"][0]
+    assert u1["jobs_in_order"] == [[1, 600], [1, 1000], [1, 100], [4, 60]]
+    assert u1["session_batches"] == [2, 1]
+    profile = FittedPopulation.from_dict({**data, "min_observations": 1}, largest=8).profiles[0]
+    # the log's batches rebuilt whole: sessions open with batches 1 and 3
+    assert [jobs for jobs, _ in profile.first_batches] == [((1, 600),), ((4, 60),)]
+    assert [(jobs, len(gaps)) for jobs, gaps in profile.later_batches] == [(((1, 1000), (1, 100)), 1)]

@@ -153,3 +153,80 @@ def test_quantities_no_user_observed_fall_back_to_the_documented_defaults() -> N
         mine = sorted(j.submit for j in jobs if j.user == u.uid)
         assert mine and mine[0] == u.profile.arrival
         assert mine[-1] - mine[0] < 3600 * 24
+
+
+def resampled_table(min_observations: int = 3) -> dict[str, Any]:
+    """One user with six batches in three sessions (2, 1 and 3 batches), and one with a
+    single job; ``sitesim fit``'s ``"batches": "resampled"`` layout."""
+    busy = {
+        "user": 1, "arrival": 0, "span": 20 * DAY, "jobs": 10,
+        "widths": [1, 2, 1, 3, 1, 2], "gaps_operational": [5, 7, 9, 11],
+        "jobs_in_order": [[1, 100], [2, 50], [2, 60], [4, 30], [1, 10], [1, 10], [1, 10], [8, 900], [2, 5], [2, 6]],
+        "session_batches": [2, 1, 3],
+        "thinks": [0, 60, 120, 300, 600], "absences": [3600, 7200, 10800, 14400, 86400],
+        "runs": [[1, 100, 1], [2, 50, 1], [2, 60, 1], [4, 30, 1], [1, 10, 3], [8, 900, 1], [2, 5, 1], [2, 6, 1]],
+        "continue_offset": 0.0,
+    }
+    light = {
+        "user": 2, "arrival": 2 * DAY, "span": 0, "jobs": 1, "widths": [1], "gaps_operational": [],
+        "jobs_in_order": [[64, 5000]], "session_batches": [1],
+        "thinks": [], "absences": [], "runs": [[64, 5000, 1]], "continue_offset": 0.0,
+    }
+    return table(users=[busy, light], batches="resampled", min_observations=min_observations)
+
+
+def test_resampled_batches_are_the_users_own_whole_batches() -> None:
+    pop = FittedPopulation.from_dict(resampled_table(), largest=16)
+    assert pop.resampled
+    busy, light = pop.profiles
+    # batch i: the next widths[i] jobs and widths[i] - 1 gaps; sessions open at batches 0, 2, 3
+    assert busy.first_batches == (
+        (((1, 100),), ()),
+        (((4, 30),), ()),
+        (((1, 10), (1, 10), (1, 10)), (7.0, 9.0)),
+    )
+    assert busy.later_batches == (
+        (((2, 50), (2, 60)), (5.0,)),
+        (((8, 900),), ()),
+        (((2, 5), (2, 6)), (11.0,)),
+    )
+    # one job: everyone's batches at each position, sizes clipped to the machine
+    assert light.first_batches == busy.first_batches + ((((16, 5000),), ()),)
+    assert light.later_batches == busy.later_batches
+    # too few of its own at a position (3 < 5): all its own batches, both positions
+    own = FittedPopulation.from_dict(resampled_table(min_observations=5), largest=16).profiles[0]
+    assert own.first_batches == own.later_batches == busy.first_batches + busy.later_batches
+
+
+def test_resampled_batches_must_line_up() -> None:
+    data = resampled_table()
+    data["users"][0]["gaps_operational"] = [5, 7, 9]
+    with pytest.raises(ValueError, match="do not line up"):
+        FittedPopulation.from_dict(data, largest=16)
+    data = resampled_table()
+    data["users"][0]["session_batches"] = [2, 1, 2]
+    with pytest.raises(ValueError, match="do not add up"):
+        FittedPopulation.from_dict(data, largest=16)
+    with pytest.raises(ValueError, match="unknown batches"):
+        FittedPopulation.from_dict(table(batches="whole"), largest=16)
+
+
+def test_simulated_batches_are_whole_batches_of_the_log() -> None:
+    data = resampled_table()
+    data["users"] = data["users"][:1]
+    site, users = run(1, data, days=20)
+    pop = users[0].population
+    batches = {jobs for jobs, _gaps in pop.profiles[0].first_batches + pop.profiles[0].later_batches}
+    # a simulated batch: consecutive jobs waiting for the same job (none: a session's
+    # first batch), submitted seconds apart (the gaps here are at most 11 s; absences hours)
+    groups: list[list[Any]] = []
+    for job in sorted(site.jobs, key=lambda j: j.id):  # type: ignore[attr-defined]
+        last = groups[-1][-1] if groups else None
+        if last is None or job.preceding != last.preceding or job.submit - last.submit > 60:
+            groups.append([])
+        groups[-1].append(job)
+    assert len(groups) > 20
+    assert all(tuple((j.size, j.runtime) for j in g) in batches for g in groups)
+    # and a session's first batch is one of the user's session-opening batches
+    opening = {jobs for jobs, _gaps in pop.profiles[0].first_batches}
+    assert all(tuple((j.size, j.runtime) for j in g) in opening for g in groups if g[0].preceding < 0)

@@ -1,0 +1,205 @@
+"""The fitted population table (``population.json``) as the simulated users read it.
+
+Split from :mod:`sitesim.users.population` (which re-exports :class:`Profile` and
+:class:`FittedPopulation`): reading the table, pooling what a user observed too rarely,
+and building each real user's profile is a job of its own, done once per run.
+
+Two kinds of batches, by the table's ``batches`` key (docs/population.md):
+
+- **planned** (tables without the key, and hand-made ones): a batch's width, its gaps
+  and its jobs are drawn independently, from the user's widths, gaps and distinct jobs;
+- **resampled** (``"batches": "resampled"``, what ``sitesim fit`` writes): a batch is
+  one of the user's own batches of the log, drawn whole -- its jobs (size, runtime) and
+  the gaps between them -- from the user's session-opening batches for a session's
+  first batch, from its other batches after that. Why: in the logs a batch is a set of
+  jobs each submitted while an earlier one still waits or runs, its jobs are alike (a
+  wide batch is many short jobs, not many draws from everything the user ran), and a
+  session opens with its widest and longest batch; drawn apart, a long gap often came
+  after a short job had ended, the batch fell apart into shorter batches and sessions,
+  and sessions ended too soon (docs/population.md, "Batches resampled whole").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import define
+
+from sitesim.analysis.continuation import ContinuationCurve, adjusted
+from sitesim.errors import InputError
+from sitesim.workload.calendar import Clock, Warp
+
+FORMAT = "sitesim-population"
+#: What a quantity falls back to when no user of the log observed it at all (a tiny
+#: log: every batch of width 1, no batch continued, every user one session). The
+#: pooled observations are then empty, and a draw from nothing has no meaning:
+#: a gap or a think time of 0 s (the next job at once), and no absence, so a user
+#: holds no further session in its visit (as every user of such a log did).
+UNOBSERVED: dict[str, tuple[Any, ...]] = {"gaps_operational": (0.0,), "thinks": (0.0,), "absences": ()}
+
+#: One batch of the log: its jobs' (size, runtime) in order, and the gaps between them
+#: (operational seconds; one fewer than the jobs).
+Batch = tuple[tuple[tuple[int, int], ...], tuple[float, ...]]
+
+
+@define(slots=True, frozen=True)
+class Profile:
+    """One real user's observations (or the pooled ones where the user had too few)."""
+
+    arrival: float
+    span: float
+    #: Planned batches: widths, and the gaps between the jobs of a batch (operational s).
+    widths: tuple[int, ...]
+    gaps: tuple[float, ...]
+    thinks: tuple[float, ...]
+    absences: tuple[float, ...]
+    #: Planned batches: the distinct jobs, (size, runtime, repetitions).
+    runs: tuple[tuple[int, int, int], ...]
+    #: The site's continuation curve with the user's own offset.
+    continuation: ContinuationCurve
+    #: Resampled batches: those that opened the user's sessions, and the others.
+    first_batches: tuple[Batch, ...] = ()
+    later_batches: tuple[Batch, ...] = ()
+
+
+@define(slots=True)
+class FittedPopulation:
+    """The shared part of a fitted population: profiles, cycle, clock, log length."""
+
+    name: str
+    clock: Clock
+    warp: Warp
+    duration: int
+    machine_size: int
+    profiles: list[Profile]
+    #: Whether batches are resampled whole (else planned): see the module docstring.
+    resampled: bool = False
+
+    @classmethod
+    def load(cls, path: str | Path, largest: int) -> FittedPopulation:
+        """Read ``population.json``; job sizes are clipped to ``largest`` nodes.
+
+        Runtimes are the log's own: the paper site's ``runtime_scale`` calibration and
+        ``size_mapping`` shape the empirical tables only (docs/population.md)."""
+        where = str(path)
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot read population: {exc.strerror or exc}", path=where) from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
+        try:
+            return cls.from_dict(data, largest)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise InputError(f"malformed population table: {exc!r}", path=where) from None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], largest: int) -> FittedPopulation:
+        clock = Clock.from_dict(data["clock"])
+        curve = ContinuationCurve.from_dict(data["continuation"])
+        minimum = int(data["min_observations"])
+        users = data["users"]
+        if not users:
+            raise ValueError("no users")
+        kind = data.get("batches", "planned")
+        if kind not in ("planned", "resampled"):
+            raise ValueError(f"unknown batches {kind!r} (planned or resampled)")
+        resampled = kind == "resampled"
+        pooled: dict[str, tuple[Any, ...]] = {}
+        for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
+            pooled[key] = tuple(v for u in users for v in u[key])
+
+        def job(run: Sequence[Any]) -> tuple[int, int, int]:
+            size, runtime, repeats = run
+            return min(int(size), largest), max(1, round(float(runtime))), max(1, int(repeats))
+
+        pooled["runs"] = tuple(job(r) for r in pooled["runs"])
+        if not pooled["widths"] or not pooled["runs"]:
+            raise ValueError("no batches or jobs")
+        for key, default in UNOBSERVED.items():
+            if not pooled[key]:
+                pooled[key] = default
+
+        def own(user: dict[str, Any], key: str, convert: Any) -> tuple[Any, ...]:
+            values = user[key]
+            if len(values) < minimum or (key == "runs" and int(user["jobs"]) < minimum):
+                return pooled[key]
+            return tuple(convert(v) for v in values)
+
+        split = [_batches(u, largest) if resampled else ((), ()) for u in users]
+        pooled_first = tuple(b for first, _ in split for b in first)
+        pooled_later = tuple(b for _, later in split for b in later) or pooled_first
+
+        def batches(first: tuple[Batch, ...], later: tuple[Batch, ...]) -> tuple[tuple[Batch, ...], tuple[Batch, ...]]:
+            """The user's own batches at each position; too few: all its batches; still
+            too few: everyone's at that position."""
+            if not resampled:
+                return (), ()
+            both = first + later
+            return (
+                first if len(first) >= minimum else both if len(both) >= minimum else pooled_first,
+                later if len(later) >= minimum else both if len(both) >= minimum else pooled_later,
+            )
+
+        profiles = []
+        for u, (first, later) in zip(users, split, strict=True):
+            opening, going_on = batches(first, later)
+            profiles.append(
+                Profile(
+                    arrival=float(u["arrival"]),
+                    span=float(u["span"]),
+                    widths=own(u, "widths", int),
+                    gaps=own(u, "gaps_operational", float),
+                    thinks=own(u, "thinks", float),
+                    absences=own(u, "absences", float),
+                    runs=own(u, "runs", job),
+                    continuation=adjusted(curve, float(u["continue_offset"])),
+                    first_batches=opening,
+                    later_batches=going_on,
+                )
+            )
+        return cls(
+            name=str(data["name"]),
+            clock=clock,
+            warp=Warp(clock, data["session_start_weights"]),
+            duration=int(data["duration"]),
+            machine_size=int(data["machine_size"]),
+            profiles=profiles,
+            resampled=resampled,
+        )
+
+    def users(self) -> int:
+        return len(self.profiles)
+
+
+def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...]]:
+    """The user's batches of the log, split into session-opening ones and the others.
+
+    The table lists the user's jobs in submission order, the widths of its batches in
+    order, the gaps inside them in order and its sessions' batch counts, so batch i
+    is the next ``widths[i]`` jobs with the next ``widths[i] - 1`` gaps."""
+    jobs = [(min(int(s), largest), max(1, round(float(r)))) for s, r in user["jobs_in_order"]]
+    gaps = [float(g) for g in user["gaps_operational"]]
+    widths = [int(w) for w in user["widths"]]
+    if sum(widths) != len(jobs) or sum(widths) - len(widths) != len(gaps):
+        raise ValueError(f"user {user.get('user')}: jobs, widths and gaps do not line up")
+    opening = set()
+    at = 0
+    for n in user["session_batches"]:
+        opening.add(at)
+        at += int(n)
+    if at != len(widths):
+        raise ValueError(f"user {user.get('user')}: session_batches do not add up to its batches")
+    first: list[Batch] = []
+    later: list[Batch] = []
+    j = g = 0
+    for i, w in enumerate(widths):
+        batch = (tuple(jobs[j:j + w]), tuple(gaps[g:g + w - 1]))
+        j, g = j + w, g + w - 1
+        (first if i in opening else later).append(batch)
+    return tuple(first), tuple(later)
