@@ -79,20 +79,28 @@ def test_degenerate_log_fits_and_runs_or_is_refused(name: str, tmp_path: Path) -
         assert fitted == 0, err
 
 
+#: The shapes of degenerate log the random logs take: anything (mixed), and the issue's
+#: cases forced on every job.
+SHAPES = ("mixed", "tiny", "one user, many jobs", "one instant", "zero runtimes", "all failed")
+
+
 @st.composite
 def small_logs(draw: st.DrawFn) -> list[SwfRecord]:
-    """1-15 jobs of 2-5 users: gaps from none to a day, waits and runtimes from 0
-    (or unknown) to hours, sizes up to and beyond the 8-node machine, any status."""
-    n = draw(st.integers(1, 15))
-    users = draw(st.integers(2, 5))
+    """Small random logs of one of :data:`SHAPES`. Mixed: 1-15 jobs of 2-5 users, gaps
+    from none to a day, waits and runtimes from 0 (or unknown) to hours, sizes up to
+    and beyond the 8-node machine, any status. The others: 1-5 jobs (one user: 5-40)
+    with one property forced on every job."""
+    shape = draw(st.sampled_from(SHAPES))
+    n = draw(st.integers(1, 15) if shape == "mixed" else st.integers(5, 40) if shape == "one user, many jobs" else st.integers(1, 5))
+    users = 1 if shape == "one user, many jobs" else draw(st.integers(2, 5))
     no_waits = draw(st.booleans())
     records, t = [], 0
     for number in range(1, n + 1):
-        t += draw(st.sampled_from([0, 0, 1, 30, 1200, 1201, 5000, 86_400]))
+        t += 0 if shape == "one instant" else draw(st.sampled_from([0, 0, 1, 30, 1200, 1201, 5000, 86_400]))
         wait = -1 if no_waits else draw(st.sampled_from([0, 5, 3000, 40_000]))
-        run = draw(st.sampled_from([-1, 0, 1, 60, 60, 3000, 30_000]))
+        run = 0 if shape == "zero runtimes" else draw(st.sampled_from([-1, 0, 1, 60, 60, 3000, 30_000]))
         size = draw(st.sampled_from([-1, 1, 1, 2, 8, 9]))
-        status = draw(st.sampled_from([0, 1, 1, 1, 5]))
+        status = 0 if shape == "all failed" else draw(st.sampled_from([0, 1, 1, 1, 5]))
         user = 1 + (number - 1) % users if draw(st.booleans()) else draw(st.integers(1, users))
         records.append(job(number, t, user, wait=wait, run=run, size=size, status=status))
     return records
