@@ -22,6 +22,10 @@ MAX_NODES = 10_000_000
 MAX_SECONDS = 2**32
 #: Jobs a site-level run may be asked to submit (``--jobs``).
 MAX_JOBS = 10**9
+#: Times in the tables ``sitesim fit`` writes (empirical tables, populations): up to a
+#: log's :data:`MAX_SECONDS`, which the tables' rounding to significant digits may lift
+#: a little (4294967000 written as 4.2951e9), so twice that.
+MAX_TABLE_SECONDS = 2 * MAX_SECONDS
 #: Load factors of a replay (``--load-factor``): 1000 packs a year of arrivals into
 #: nine hours; beyond, times overflow or every job arrives at once (1e300), and below
 #: 1/1000 a year of arrivals would spread over a thousand years (1e-300: 1e302 s).

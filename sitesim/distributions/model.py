@@ -33,7 +33,7 @@ from sitesim.distributions.empirical import (
     make_sampler,
 )
 from sitesim.errors import InputError
-from sitesim.limits import MAX_BATCH_JOBS, MAX_ESTIMATE_RATIO, MAX_NODES, MAX_SECONDS, check_range
+from sitesim.limits import MAX_BATCH_JOBS, MAX_ESTIMATE_RATIO, MAX_NODES, MAX_TABLE_SECONDS, check_range
 from sitesim.resources import ENV, data_directory, describe
 
 ENV_VAR = ENV["empirical"]
@@ -257,12 +257,12 @@ VALUE_BOUNDS: dict[str, tuple[float, float, bool, str]] = {
     "repetitions": (1, MAX_BATCH_JOBS, True, "runs"),
     "size": (1, MAX_NODES, True, "nodes"),
     "run_size": (1, MAX_NODES, True, "nodes"),
-    "inter_submission": (0, MAX_SECONDS, False, "s"),
-    "think_time": (0, MAX_SECONDS, False, "s"),
-    "think_time_all": (-MAX_SECONDS, MAX_SECONDS, False, "s"),  # overlapping batches: negative
-    "runtime": (0, MAX_SECONDS, False, "s"),
-    "run_runtime": (0, MAX_SECONDS, False, "s"),
-    "failed_runtime": (0, MAX_SECONDS, False, "s"),
+    "inter_submission": (0, MAX_TABLE_SECONDS, False, "s"),
+    "think_time": (0, MAX_TABLE_SECONDS, False, "s"),
+    "think_time_all": (-MAX_TABLE_SECONDS, MAX_TABLE_SECONDS, False, "s"),  # overlapping batches: negative
+    "runtime": (0, MAX_TABLE_SECONDS, False, "s"),
+    "run_runtime": (0, MAX_TABLE_SECONDS, False, "s"),
+    "failed_runtime": (0, MAX_TABLE_SECONDS, False, "s"),
     "estimate_ratio": (0, MAX_ESTIMATE_RATIO, False, ""),
 }
 

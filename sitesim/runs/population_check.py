@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_BATCH_JOBS, MAX_NODES, MAX_SECONDS
+from sitesim.limits import MAX_BATCH_JOBS, MAX_NODES, MAX_TABLE_SECONDS
 
 #: Per-user lists of seconds a run draws from (think times, gaps, absences).
 _SECONDS = ("thinks", "gaps", "gaps_operational", "absences")
@@ -65,8 +65,8 @@ def check_population_file(path: str | Path) -> None:
             continue
         for key in _SECONDS:
             for j, value in enumerate(user.get(key) or []):
-                if not _within(value, 0, MAX_SECONDS):
-                    raise InputError(f"{value!r} is not a time in 0..{MAX_SECONDS} s", path=where,
+                if not _within(value, 0, MAX_TABLE_SECONDS):
+                    raise InputError(f"{value!r} is not a time in 0..{MAX_TABLE_SECONDS} s", path=where,
                                      field=f"users[{i}].{key}[{j}]")
         for j, value in enumerate(user.get("widths") or []):
             if not _within(value, 1, MAX_BATCH_JOBS):
@@ -79,6 +79,6 @@ def check_population_file(path: str | Path) -> None:
                 if not _within(job[0], 1, MAX_NODES):
                     raise InputError(f"size {job[0]!r} is not in 1..{MAX_NODES} nodes", path=where,
                                      field=f"users[{i}].{key}[{j}]")
-                if not _within(job[1], 0, MAX_SECONDS):
-                    raise InputError(f"runtime {job[1]!r} is not in 0..{MAX_SECONDS} s", path=where,
+                if not _within(job[1], 0, MAX_TABLE_SECONDS):
+                    raise InputError(f"runtime {job[1]!r} is not in 0..{MAX_TABLE_SECONDS} s", path=where,
                                      field=f"users[{i}].{key}[{j}]")

@@ -71,3 +71,16 @@ def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str
 
 def test_the_fitted_population_runs(fitted: Path) -> None:
     assert main(["--site", str(fitted / "site.toml"), "--duration", "0.5"]) == 0
+
+
+def test_a_log_at_the_time_limit_fits_and_runs(tmp_path: Path) -> None:
+    """The tables round times to significant digits, which may lift a time at the limit
+    just above it (4294967000 s written as 4.2951e9): what fit writes must still run."""
+    lines = ["; MaxNodes: 8"]
+    for n in range(1, 40):
+        submit = 0 if n < 20 else 4_294_967_000 + n
+        lines.append(f"{n} {submit} 5 60 2 -1 -1 2 100 -1 1 {n % 4 + 1} 1 -1 -1 -1 -1 -1")
+    log = tmp_path / "span.swf"
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["fit", str(log), "-o", str(tmp_path / "site")]) == 0
+    assert main(["--site", str(tmp_path / "site" / "site.toml"), "--duration", "0.5"]) == 0
