@@ -51,6 +51,16 @@ PAPER_BASE = 20
 SCALES = (1.0, 1.25, 1.5)
 POLICIES = ("easy", "creasy", "multifactor", "sjbf")
 REPLAYED = ("easy", "creasy")
+#: Variants of creasy run on the must-show cell (KTH-SP2 at ×1.5): the age bound, and the
+#: presence term made flat (slope -0.01: shortest estimate first, with the same bound).
+DESIGNS = {
+    "creasy:aging=1d": "creasy with the earlier 24 h bound",
+    "creasy:aging=3d": "creasy, 3-day bound",
+    "creasy": "creasy as shipped (7-day bound)",
+    "creasy:aging=1d,slope=-0.01": "shortest estimate first, 24 h bound",
+    "creasy:aging=7d,slope=-0.01": "shortest estimate first, 7-day bound",
+    "creasy:aging=7d,slope=-2.4": "creasy, presence twice as steep",
+}
 START, END = "<!-- user-aware:start -->", "<!-- user-aware:end -->"
 SYSTEM = ("completed", "utilization", "mean_wait", "max_wait", "mean_response", "mean_bounded_slowdown")
 PRODUCTIVITY = (
@@ -140,6 +150,8 @@ def experiment(traces: Path, cache: Path, seeds: int, jobs: int, keep_traces: bo
         users = round(base * SCALES[-1])
         cells += [("KTH-SP2", path, SCALES[-1], users, p, seed, None)
                   for p in ("easy", "creasy") for seed in range(seeds + 1, 2 * seeds + 1)]
+        cells += [("KTH-SP2", path, SCALES[-1], users, p, seed, None)
+                  for p in DESIGNS if p != "creasy" for seed in range(1, seeds + 1)]
     cells.sort(key=lambda c: -c[3] * (2 if c[4] == "creasy" else 1))  # the longest first
     run_all(store, simulate_cell, cells, jobs)
     redo = [c for c in cells if c[6] is not None and not Path(c[6], "trace.swf").exists()
@@ -178,6 +190,10 @@ def values(rows: list[Row], metric: str, **match: Any) -> list[float]:
     return [r[metric] for r in sorted(picked, key=lambda r: r["seed"]) if r[metric] is not None]
 
 
+def mean(vals: list[float]) -> float:
+    return math.fsum(vals) / len(vals) if vals else math.nan
+
+
 def ci(vals: list[float], fmt: str = ",.0f") -> str:
     """``mean ± half-width`` of a 95% Student-t interval over seeds."""
     if not vals:
@@ -212,6 +228,23 @@ def site_order(rows: list[Row]) -> list[tuple[str, float, int]]:
     return sorted(keys, key=lambda k: (order.get(k[0], 9), k[1]))
 
 
+MUST_SHOW = (
+    ("completed", "completed jobs", ",.0f"), ("jobs_per_session", "jobs per session", ".3f"),
+    ("jobs_per_active_day", "jobs per active day", ".3f"), ("mean_wait", "mean wait (s)", ",.0f"),
+    ("utilization", "utilisation", ".4f"),
+)
+
+
+def versus(rows: list[Row], metric: str, label: str, fmt: str, match: dict[str, Any]) -> str:
+    """A must-show row: easy, creasy, their paired difference, absolute and in %."""
+    return (
+        f"| {label} | {ci(values(rows, metric, policy='easy', **match), fmt)}"
+        f" | {ci(values(rows, metric, policy='creasy', **match), fmt)}"
+        f" | {pct(paired(rows, metric, 'creasy', relative=False, **match), '+' + fmt)}"
+        f" | {pct(paired(rows, metric, 'creasy', **match))} |"
+    )
+
+
 def markdown(all_rows: list[Row], seeds: int, cost: str) -> str:
     rows = [r for r in all_rows if r["seed"] <= seeds]
     fresh = [r for r in all_rows if seeds < r["seed"] <= 2 * seeds and r["kind"] == "site"]
@@ -235,6 +268,22 @@ def markdown(all_rows: list[Row], seeds: int, cost: str) -> str:
                 f" | {pct(paired(site_rows, 'mean_wait', policy, **m))}"
                 f" | {pct(paired(site_rows, 'mean_bounded_slowdown', policy, **m))}"
                 f" | {pct(paired(site_rows, 'utilization', policy, **m), '+.2f')} |"
+            )
+
+    out += ["", "### Saturation: what 50% more users bring", "",
+            "Completed jobs and utilisation at ×1.5 of the site's users against ×1 (means over seeds):"
+            " where utilisation is near its ceiling, more users add queueing, not completed work.", "",
+            "| site | policy | completed jobs ×1 | ×1.25 / ×1 | ×1.5 / ×1 | utilisation ×1 | ×1.25 | ×1.5 |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for site in dict.fromkeys(c[0] for c in cells):
+        for policy in POLICIES:
+            jobs = [mean(values(site_rows, "completed", site=site, scale=x, policy=policy)) for x in SCALES]
+            util = [mean(values(site_rows, "utilization", site=site, scale=x, policy=policy)) for x in SCALES]
+            if any(math.isnan(v) for v in (*jobs, *util)):
+                continue
+            out.append(
+                f"| {site} | {policy} | {jobs[0]:,.0f} | {jobs[1] / jobs[0]:.3f} | {jobs[2] / jobs[0]:.3f}"
+                f" | {util[0]:.3f} | {util[1]:.3f} | {util[2]:.3f} |"
             )
 
     out += ["", "### Productivity", "",
@@ -297,25 +346,24 @@ def markdown(all_rows: list[Row], seeds: int, cost: str) -> str:
         out += ["", f"### Must show: creasy against easy on the fitted KTH-SP2 site with {users} users", "",
                 "Paired by seed (creasy − easy); ± the 95% Student-t half-width over the seeds' differences.", "",
                 "| figure | easy | creasy | creasy − easy | in % of easy |", "|---|---:|---:|---:|---:|"]
-        for metric, label, fmt in (("completed", "completed jobs", ",.0f"), ("jobs_per_session", "jobs per session", ".3f"),
-                                   ("jobs_per_active_day", "jobs per active day", ".3f"), ("mean_wait", "mean wait (s)", ",.0f"),
-                                   ("utilization", "utilisation", ".4f")):
-            absolute = paired(site_rows, metric, "creasy", relative=False, **m)
-            out.append(
-                f"| {label} | {ci(values(site_rows, metric, policy='easy', **m), fmt)}"
-                f" | {ci(values(site_rows, metric, policy='creasy', **m), fmt)}"
-                f" | {absolute[0]:+{fmt}} ± {absolute[1]:{fmt}} | {pct(paired(site_rows, metric, 'creasy', **m))} |"
-            )
+        out += [versus(site_rows, metric, label, fmt, m) for metric, label, fmt in MUST_SHOW]
         if fresh:
             out += ["", f"The same on seeds {seeds + 1}–{2 * seeds}, which played no part in choosing creasy's aging:", "",
                     "| figure | easy | creasy | creasy − easy | in % of easy |", "|---|---:|---:|---:|---:|"]
-            for metric, label, fmt in (("completed", "completed jobs", ",.0f"), ("jobs_per_session", "jobs per session", ".3f")):
-                absolute = paired(fresh, metric, "creasy", relative=False, **m)
+            out += [versus(fresh, metric, label, fmt, m) for metric, label, fmt in MUST_SHOW[:3]]
+        out += ["", f"### Designs: creasy's variants on the same cell (seeds 1–{seeds})", "",
+                "Paired gains over easy in % of easy; max wait: the mean over seeds of the run's longest wait.", "",
+                "| spec | what | completed jobs | jobs per session | mean wait | max wait (days) |",
+                "|---|---|---:|---:|---:|---:|"]
+        for spec, what in DESIGNS.items():
+            if values(site_rows, "completed", policy=spec, **m):
                 out.append(
-                    f"| {label} | {ci(values(fresh, metric, policy='easy', **m), fmt)}"
-                    f" | {ci(values(fresh, metric, policy='creasy', **m), fmt)}"
-                    f" | {absolute[0]:+{fmt}} ± {absolute[1]:{fmt}} | {pct(paired(fresh, metric, 'creasy', **m))} |"
+                    f"| `{spec}` | {what} | {pct(paired(site_rows, 'completed', spec, **m))}"
+                    f" | {pct(paired(site_rows, 'jobs_per_session', spec, **m))}"
+                    f" | {pct(paired(site_rows, 'mean_wait', spec, **m))}"
+                    f" | {ci([v / 86400 for v in values(site_rows, 'max_wait', policy=spec, **m)], '.1f')} |"
                 )
+        out.append(f"| `easy` | EASY | – | – | – | {ci([v / 86400 for v in values(site_rows, 'max_wait', policy='easy', **m)], '.1f')} |")
     out += ["", cost]
     return "\n".join(out) + "\n"
 
