@@ -9,6 +9,7 @@ SDSC-BLUE (larger: about 2 CPU minutes together) are left to the script.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -51,5 +52,8 @@ def test_fitted_site_matches_its_log(name: str, tmp_path: Path) -> None:
     assert not failed, f"{name}: (log, simulated) outside the must-show rules: {failed}"
     for key in SHORT:
         assert 0.5 * log.values[key] < sim[key] <= 1.15 * log.values[key], (key, log.values[key], sim[key])
+    # by the users' own account their sessions hold as many jobs as the log's
+    own = json.loads((tmp_path / "run" / "summary.json").read_text())["productivity"]
+    assert passes("jobs_per_session", log.values["jobs_per_session"], own["jobs_per_session"]), own
     # distributions the fit resamples per user stay close to the log's
     assert sim["ks_size"] < 0.1 and sim["ks_runtime"] < 0.1 and sim["ks_think"] < 0.1
