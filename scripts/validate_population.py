@@ -12,8 +12,8 @@ For SDSC-SP2, CTC-SP2, KTH-SP2, LANL-CM5 and SDSC-BLUE (in ``$SITESIM_TRACES`` o
    simulate it the same way and compare with the log and with the original fit.
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5]``. Takes
-about 18 minutes on a shared 2-core machine (LANL-CM5 and SDSC-BLUE, the larger logs,
-two thirds of it). Writes docs/validation.md and docs/figures/validation_hourly.png;
+9 to 18 minutes on a shared 2-core machine, by its load (LANL-CM5 and SDSC-BLUE, the
+larger logs, two thirds of it). Writes docs/validation.md and docs/figures/validation_hourly.png;
 ``--save FILE`` also keeps the measured results, and ``--load FILE`` writes the
 document again from them without simulating.
 """
@@ -363,9 +363,9 @@ def document(results: dict[str, Any], seeds: int) -> str:
         lines += no_wait_document(results[NO_WAIT_LOG], seeds)
     lines += [
         "",
-        "The script takes about 18 minutes on the project's shared 2-core machine (the two",
-        "larger logs, LANL-CM5 and SDSC-BLUE, two thirds of it); the same seeds give the same",
-        "document byte for byte.",
+        "The script takes 9 to 18 minutes on the project's shared 2-core machine, by its load",
+        "(the two larger logs, LANL-CM5 and SDSC-BLUE, two thirds of it); the same seeds give",
+        "the same document byte for byte.",
         "",
     ]
     return "\n".join(lines)
