@@ -27,10 +27,10 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   ahead of every job valued as above, in arrival order; and the first job of the order
   gets EASY's reservation, so once it is first nothing may delay it. Seven days is
   Slurm's default cap on the age factor (``PriorityMaxAge``, as in ``multifactor``) and
-  about EASY's own longest wait on the fitted sites at 1.5 times their users. A shorter
-  bound hands the order back to arrival: with 24 h, at that load, the aged jobs led
-  most passes and the gain in completed jobs over EASY was a third of what 7 days
-  gives (docs/user-aware.md, designs tried).
+  about EASY's own longest wait at 1.5 times the fitted KTH-SP2 and CTC-SP2 users. A
+  shorter bound hands the order back to arrival at high load: there, with 24 h, the
+  gain in completed jobs over EASY was a third of what 7 days gives; where users never
+  leave (the paper's site), a long bound costs jobs instead (docs/user-aware.md).
 
 Values change as time passes and as jobs end, so the queue is ordered afresh at every
 pass (``arrival_order = False``): the kernel's full EASY pass follows each ordering.
