@@ -43,6 +43,7 @@ STAGES: list[list[Step]] = [
      (["variants_table.py", "--doc", "docs/backfilling-results.md"], True)],
     [(["variants_site.py", "--doc", "docs/site-level.md", "--figure", "docs/figures/variants_site.png"], False),
      (["variants_table.py", "--lines-doc", "docs/schedulers.md"], False)],
+    [(["study_example.py", "--doc", "docs/study.md"], True)],
 ]
 
 
