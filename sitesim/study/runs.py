@@ -48,9 +48,15 @@ def slug(policy: str) -> str:
     return f"{clean}-{hashlib.sha256(policy.encode()).hexdigest()[:6]}"
 
 
-def run_folder(policy: str, users: int, seed: int) -> str:
-    """The site-level run's folder, relative to the study's."""
-    return f"{RUNS}/{slug(policy)}-u{users}-s{seed}"
+def run_folder(point: Point) -> str:
+    """The site-level run's folder, relative to the study's: readable (policy, users,
+    seed) and ending in a short hash of the point's whole key (duration, nodes, model,
+    ...). Two configurations never share a folder, and since a replay's key holds its
+    trace's path, a study rerun in the same folder with another duration (say) replays
+    its new traces instead of reusing the replays of the old ones."""
+    assert point.users is not None
+    key = hashlib.sha256("\x1f".join(point.key()).encode()).hexdigest()[:8]
+    return f"{RUNS}/{slug(point.scheduler)}-u{point.users}-s{point.seed}-{key}"
 
 
 @define(frozen=True, slots=True)
@@ -79,7 +85,7 @@ def plan(study: StudyConfig, base: SiteConfig) -> Plan:
                               nodes=base.nodes, users=users, submittal=base.submittal,
                               workpool=base.workpool, duration=base.duration, model=model)
                 sites.append(point)
-                trace = f"{run_folder(policy, users, seed)}/trace.swf"
+                trace = f"{run_folder(point)}/trace.swf"
                 sources.append((trace, point))
                 for evaluated in study.policies:
                     replays.append(Point(mode="replay", scheduler=evaluated, estimates="trace", seed=seed,
@@ -105,7 +111,7 @@ class SiteRun:
 
         assert point.users is not None
         config = self.config(point)
-        out = Path(self.root) / run_folder(point.scheduler, point.users, point.seed)
+        out = Path(self.root) / run_folder(point)
         result = run_site(config, out=out, progress=False)
         return make_row(point, config.nodes, result.summary, productivity=result.productivity)
 

@@ -33,7 +33,8 @@ def test_study_writes_every_output(study_dir: Path) -> None:
     assert pairs == {(a, b) for a in ("fcfs", "easy") for b in ("fcfs", "easy")}
     assert {r["n"] for r in cross} == {"3"}
     # Only the first seed's runs stay (the report's figures); the rest were replayed.
-    assert sorted(p.name for p in (study_dir / "runs").iterdir()) == ["easy-u10-s0", "fcfs-u10-s0"]
+    names = sorted(p.name for p in (study_dir / "runs").iterdir())
+    assert len(names) == 2 and names[0].startswith("easy-u10-s0-") and names[1].startswith("fcfs-u10-s0-")
 
 
 def test_second_call_runs_nothing_and_says_so(study_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,7 +85,34 @@ def test_policy_specs_with_options_and_folders(tmp_path: Path) -> None:
     site = rows(out / "results.csv")
     assert sorted(r["scheduler"] for r in site) == ["easy", "multifactor:age=1,size=0"]
     names = sorted(p.name for p in (out / "runs").iterdir())
-    assert names[0] == "easy-u4-s0" and names[1].startswith("multifactor_age_1_size_0-")
+    assert names[0].startswith("easy-u4-s0-") and names[1].startswith("multifactor_age_1_size_0-")
+
+
+def test_another_duration_in_the_same_folder_replays_its_own_traces(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same study with another duration in the same folder: its site-level runs get
+    folders of their own, so every replay runs again, and cross.csv compares the new
+    runs with replays of the new traces only."""
+    out = tmp_path / "s"
+    base = ["study", "--site", "paper", "-s", "fcfs,easy", "--seeds", "1",
+            "-o", str(out), "--serial", "--no-progress"]
+    assert main([*base, "--duration", "1"]) == 0
+    first = {p.name for p in (out / "runs").iterdir()}
+    capsys.readouterr()
+    assert main([*base, "--duration", "3"]) == 0
+    assert "2 of 2 site-level runs and 4 of 4 replays run now" in capsys.readouterr().err
+    second = {p.name for p in (out / "runs").iterdir()} - first
+    assert len(second) == 2
+    replays = rows(out / "replays.csv")
+    assert len(replays) == 8
+    assert {r["trace"].split("/")[1] for r in replays} == first | second
+    site = {r["scheduler"]: float(r["mean_wait"]) for r in rows(out / "results.csv") if r["duration"] == str(3 * 86_400)}
+    new = {r["scheduler"]: float(r["mean_wait"]) for r in replays if r["trace"].split("/")[1] in second
+           and r["trace"].split("/")[1].startswith(r["scheduler"] + "-")}
+    for r in rows(out / "cross.csv"):
+        if r["metric"] == "mean_wait" and r["trace_policy"] == r["evaluated_policy"]:
+            assert float(r["site_mean"]) == pytest.approx(site[r["trace_policy"]])
+            assert float(r["conventional_mean"]) == pytest.approx(new[r["trace_policy"]])
 
 
 BAD = [
@@ -136,7 +164,8 @@ def test_partitioned_site_runs_each_policy_on_every_partition(tmp_path: Path) ->
     out = tmp_path / "p"
     assert main(["study", "--site", "partitions", "-s", "fcfs,easy", "--seeds", "1", "--duration", "3",
                  "-o", str(out), "--serial", "--no-progress"]) == 0
-    trace = (out / "runs" / "fcfs-u10-s0" / "trace.swf").read_text(encoding="utf-8")
+    [folder] = (out / "runs").glob("fcfs-u10-s0-*")
+    trace = (folder / "trace.swf").read_text(encoding="utf-8")
     assert "; Note: partitions short:32:fcfs(est<=3600)+batch:96:fcfs\n" in trace
     assert {r["scheduler"] for r in rows(out / "results.csv")} == {"fcfs", "easy"}
     assert len(rows(out / "cross.csv")) == 4 * 4
