@@ -49,12 +49,14 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
 def run_study(study: Study, out: Path, executor: Any = None, *, jobs: int | None = None,
               progress: bool = False, figures: Path | None = None) -> StudyRuns:
     """Run what is missing of ``study`` into ``out`` and write its outputs there."""
-    out.mkdir(parents=True, exist_ok=True)
-    write_study_file(out / STUDY_FILE, study.config, model_fingerprint(study.base))
-    runs = run_all(study.plan, study.base, out, executor, jobs=jobs, progress=progress)
-    if runs.ok:
-        prune_traces(study.plan, out, study.config.seeds[0])
-        write_outputs(study, out, figures)
+    from sitesim.study.lock import StudyLock
+
+    with StudyLock(out):  # before anything is written: a refused study changes nothing
+        write_study_file(out / STUDY_FILE, study.config, model_fingerprint(study.base))
+        runs = run_all(study.plan, study.base, out, executor, jobs=jobs, progress=progress)
+        if runs.ok:
+            prune_traces(study.plan, out, study.config.seeds[0])
+            write_outputs(study, out, figures)
     return runs
 
 

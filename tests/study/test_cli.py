@@ -180,3 +180,20 @@ def test_paper_site_rows_are_the_sweeps_own(study_dir: Path, tmp_path: Path) -> 
     grid = Grid(users=10, scheduler=("fcfs", "easy"), duration="30d", replications=3)
     assert run_sweep(grid, path, "serial", progress=False).ok
     assert path.read_bytes() == (study_dir / "results.csv").read_bytes()
+
+
+def test_study_refused_while_another_runs_in_the_folder(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A second study in a folder whose study is running is refused before it writes
+    anything: the running study's study.toml stays as it was."""
+    from sitesim.study.lock import StudyLock
+
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "study.toml").write_text("running\n", encoding="utf-8")
+    with StudyLock(out):
+        line = one_line_error([*STUDY, "--serial", "-o", str(out)], capsys)
+        assert "another study is running" in line and "sweep" not in line
+        assert (out / "study.toml").read_text(encoding="utf-8") == "running\n"
+        assert sorted(p.name for p in out.iterdir()) == [".study.toml.lock", "study.toml"]
+    assert sorted(p.name for p in out.iterdir()) == ["study.toml"]
