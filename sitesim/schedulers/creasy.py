@@ -15,7 +15,7 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   docs/population.md measured ``b1`` between -1.10 and -1.38 per decade of response
   on KTH-SP2, SDSC-SP2 and CTC-SP2, and P(continue) of 0.72–0.77 for answers within a
   minute; the defaults ``slope=-1.2`` and ``b0 = 3.23`` (P = 0.75 at one minute) give
-  a presence of one half after 22 minutes, a quarter after 2.5 hours. Think times say
+  a presence of one half after 22 minutes, a quarter after 2.3 hours. Think times say
   the same: within a session they are mostly minutes (docs/models.md).
 - **Whom to serve.** A job's *value* is ``fade(τ_user) / estimate``: the presence of
   its user, over the job's length. The log-odds of going on fall with the logarithm of

@@ -100,9 +100,10 @@ test_lookahead.py`` checks both against every subset of small random lists).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
-from sitesim.schedulers.compiled import twin
+from sitesim.schedulers.compiled import REBUILD, CompiledTwinWarning, twin
 
 #: Totals at or above this are refused (the compiled rows are 32-bit, and a row of
 #: 2**30 entries is 4 GiB anyway).
@@ -200,15 +201,19 @@ def pack_python(sizes: Sequence[int], late: Sequence[bool], free: int, extra: in
 
 
 def _compiled() -> Pack | None:
-    """The compiled twin (``_backfill.pack``), where built and not switched off."""
+    """The compiled twin (``_backfill.pack``), where built and not switched off; an
+    in-place build older than ``pack`` gives the Python original, with a warning (the
+    same answers, slower), rather than stopping every policy's import."""
     module = twin("_backfill")
     if module is None:
         return None
-    if not hasattr(module, "pack"):  # an in-place build older than its source
-        raise ImportError(
-            f"{module.__name__} was built from an older _backfill.pyx (it has no pack):"
-            " rebuild it (pip install -e .) or set SITESIM_COMPILED=0"
+    if not hasattr(module, "pack"):
+        warnings.warn(
+            f"{module.__name__} was built from an older _backfill.pyx (it has no pack): los runs its"
+            f" Python packing (the same schedules, slower). To rebuild it: {REBUILD}",
+            CompiledTwinWarning, stacklevel=2,
         )
+        return None
     compiled: Pack = module.pack
     return compiled
 

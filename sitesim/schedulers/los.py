@@ -18,8 +18,8 @@ Choices (docs/schedulers.md gives the measurements behind them):
   head the program sees, and with it the cost of a pass (``depth × free nodes`` steps).
   The jobs beyond it are still tried after the packing, one at a time as in EASY, with
   the nodes the packing left: a short lookahead never backfills from fewer jobs than
-  EASY would (cutting the queue at the depth made ``los:10`` far worse than EASY on
-  KTH-SP2, a mean wait of 10,533 s against 6,890 s).
+  EASY would (an earlier design that cut the queue at the depth made ``los:10`` far
+  worse than EASY on KTH-SP2, a mean wait of 10,533 s against 6,890 s).
 """
 
 from __future__ import annotations
@@ -73,7 +73,13 @@ class LosScheduler(EasyScheduler):
 
     def select(self, candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int,
                extra: int) -> tuple[list[int], int, int]:
-        depth = self.depth
+        # The candidates are the tail of the queue in queue order (no backfill key), so
+        # the jobs before them are the head and, in a pass resumed over arrivals, those
+        # the last pass left. The lookahead counts from the head either way: a resumed
+        # pass then chooses as a full one would, since every job left waiting by the
+        # last packing can no longer start alone in the free or extra nodes it left.
+        ahead = len(self.queue) - len(candidates)
+        depth = max(0, self.depth - max(0, ahead - 1))
         late = [now + length > end_by for length in lengths[:depth]]
         picked = pack([job.size for job in candidates[:depth]], late, free, extra)
         for i in picked:

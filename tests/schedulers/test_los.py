@@ -48,3 +48,16 @@ def test_specs(spec: str, depth: int, canonical: str) -> None:
 def test_bad_specs_are_input_errors(spec: str) -> None:
     with pytest.raises(InputError, match="los"):
         make_scheduler(spec, 10)
+
+
+def test_a_pass_resumed_over_arrivals_counts_the_lookahead_from_the_head() -> None:
+    """los:3 on 10 nodes, 6 busy until 100, a head of 10 nodes and a 5-node job waiting.
+    At t=3 jobs of 3, 2 and 2 nodes arrive; nothing has ended, so the pass resumes over
+    the arrivals. The lookahead still counts from the head (the 5-node job is its first
+    place), so the packing sees the 3- and the first 2-node job and takes the 3 (the
+    most nodes of those two), and the last 2-node job, beyond it, no longer fits: what
+    a full pass chooses."""
+    jobs = [job(1, 0, 6, 100), job(2, 1, 10, 10), job(3, 2, 5, 50), job(4, 3, 3, 50), job(5, 3, 2, 50),
+            job(6, 3, 2, 50)]
+    got = starts("los:3", jobs)
+    assert got[4] == 3 and got[5] > 3 and got[6] > 3
