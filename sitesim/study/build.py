@@ -19,9 +19,10 @@ from attrs import define
 from sitesim.errors import InputError
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, user_counts, write_study_file
-from sitesim.study.cross import CROSS, matrix, predictions, write_cross
+from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
 from sitesim.study.narrative import PRIMARY, paragraph
-from sitesim.study.runs import REPLAYS, RESULTS, Plan, SiteRun, StudyRuns, first_seed_traces, plan, prune_traces, run_all, selected
+from sitesim.study.runs import (REPLAYS, RESULTS, Plan, SiteRun, StudyRuns, first_seed_traces, has_jobs, plan,
+                                 prune_traces, run_all, selected)
 from sitesim.sweep.store import read_rows
 
 REPORT = "report.html"
@@ -77,7 +78,8 @@ def write_outputs(study: Study, out: Path, figures_dir: Path | None = None) -> N
     site_rows = _rows(out / RESULTS, study.plan.site_points)
     replay_rows = _rows(out / REPLAYS, study.plan.replay_points)
     cells = matrix(predictions(site_rows, replay_rows, study.plan.sources), policies)
-    write_cross(out / CROSS, cells)
+    empty = no_jobs(replay_rows, study.plan.sources, cells)
+    write_cross(out / CROSS, cells, empty)
 
     seed = config.seeds[0]
     traces = _traces(study, out, users[0], seed)
@@ -87,11 +89,14 @@ def write_outputs(study: Study, out: Path, figures_dir: Path | None = None) -> N
                             "Throughput against the number of users, per policy (mean and 95% CI over the seeds)."))
     shown.append(Figure("wait", draw.metric_bars(site_rows, users[0], policies, PRIMARY),
                         f"Mean wait per policy with {users[0]} users (mean and 95% CI over the seeds; best in green)."))
-    shown.append(Figure("cdf", draw.wait_cdfs({p: s.start - s.submit for p, s in traces.items()}, seed),
-                        f"Distribution of the waits of the jobs that started, per policy ({users[0]} users, seed {seed})."))
-    curves = {p: (*_curves(s), s.machine) for p, s in traces.items()}
-    shown.append(Figure("load", draw.load_over_time(curves, seed),
-                        f"Utilisation and queued jobs over simulated time, per policy ({users[0]} users, seed {seed})."))
+    if traces:  # none when no policy's run submitted a job
+        shown.append(Figure("cdf", draw.wait_cdfs({p: s.start - s.submit for p, s in traces.items()}, seed),
+                            f"Distribution of the waits of the jobs that started, per policy ({users[0]} users,"
+                            f" seed {seed})."))
+        curves = {p: (*_curves(s), s.machine) for p, s in traces.items()}
+        shown.append(Figure("load", draw.load_over_time(curves, seed),
+                            f"Utilisation and queued jobs over simulated time, per policy ({users[0]} users,"
+                            f" seed {seed})."))
     heat = [Figure(f"cross_{u}", draw.heat_map(cells, policies, u, PRIMARY),
                    f"Error of the open model's mean wait, % ({u} users): row = whose site-level trace,"
                    " column = the policy it was replayed under; mean ± 95% CI over the seeds.")
@@ -99,7 +104,7 @@ def write_outputs(study: Study, out: Path, figures_dir: Path | None = None) -> N
     settings = describe(config, study.base)
     findings = [paragraph(site_rows, cells, u, policies, len(config.seeds)) for u in users]
     html = page(f"Scheduler study: {config.site}", settings, findings, metric_tables(site_rows, users, policies),
-                shown, heat, cross_tables(cells, users, policies))
+                shown, heat, cross_tables(cells, users, policies, empty))
     with atomic_text_write(out / REPORT) as handle:
         handle.write(html)
     if figures_dir is not None:
@@ -107,7 +112,8 @@ def write_outputs(study: Study, out: Path, figures_dir: Path | None = None) -> N
 
 
 def _traces(study: Study, out: Path, users: int, seed: int) -> dict[str, Any]:
-    """Policy → schedule of its site-level run (``users``, ``seed``), made again if gone."""
+    """Policy → schedule of its site-level run (``users``, ``seed``), made again if gone;
+    runs that submitted no job are left out (nothing to draw)."""
     from sitesim.plot.schedule import read_schedule
 
     site = SiteRun(study.base, str(out))
@@ -115,7 +121,7 @@ def _traces(study: Study, out: Path, users: int, seed: int) -> dict[str, Any]:
     for trace, point in study.plan.sources:
         if point.users == users and point.seed == seed and not os.path.isfile(out / trace):
             site(point)
-    return {p: read_schedule(path) for p, path in found.items()}
+    return {p: read_schedule(path) for p, path in found.items() if has_jobs(path)}
 
 
 def _curves(schedule: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

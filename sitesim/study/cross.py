@@ -70,7 +70,7 @@ def predictions(site_rows: Iterable[Row], replay_rows: Iterable[Row],
     out = []
     for r in replay_rows:
         point = source_of.get(r["trace"])
-        if point is None or point.users is None:
+        if point is None or point.users is None or not has_metrics(r):
             continue
         key = (point.users, point.scheduler, point.seed)
         own = (point.users, r["scheduler"], point.seed)
@@ -79,6 +79,28 @@ def predictions(site_rows: Iterable[Row], replay_rows: Iterable[Row],
                                                 seed=point.seed, source=site[key],
                                                 conventional=_metrics(r), site_level=site[own])))
     return out
+
+
+def has_metrics(row: Row) -> bool:
+    """Whether a replay row has metrics: a replay of a trace without jobs has none."""
+    return all(row.get(m, "") != "" for m in METRICS)
+
+
+def no_jobs(replay_rows: Iterable[Row], sources: Sequence[tuple[str, Point]],
+            cells: Sequence[Cell]) -> list[tuple[int, str, str]]:
+    """(users, trace policy, evaluated policy) of the pairs whose replays all had no
+    jobs to replay (their site-level runs submitted none): cross.csv and the report say
+    "no jobs" there instead of leaving the pair out as if it had not run."""
+    source_of = dict(sources)
+    found = {(c.users, c.trace_policy, c.evaluated) for c in cells}
+    empty = set()
+    for r in replay_rows:
+        point = source_of.get(r["trace"])
+        if point is not None and point.users is not None and not has_metrics(r):
+            pair = (point.users, point.scheduler, r["scheduler"])
+            if pair not in found:
+                empty.add(pair)
+    return sorted(empty)
 
 
 def _error(p: Prediction, metric: str) -> float:
@@ -108,11 +130,17 @@ def matrix(found: Sequence[tuple[int, Prediction]], policies: Sequence[str]) -> 
     return cells
 
 
-def write_cross(path: Path, cells: Sequence[Cell]) -> None:
-    """cross.csv, written whole or not at all."""
+def write_cross(path: Path, cells: Sequence[Cell], empty: Sequence[tuple[int, str, str]] = ()) -> None:
+    """cross.csv, written whole or not at all; a pair in ``empty`` (no jobs to replay)
+    gets ``n`` = 0 and empty numbers for every metric."""
     from sitesim.workload.files import atomic_text_write
 
+    rows = [c.row() for c in cells]
+    for users, source, evaluated in empty:
+        for metric in METRICS:
+            rows.append({"users": format_cell(users), "trace_policy": source, "evaluated_policy": evaluated,
+                         "metric": metric, "n": "0"})
     with atomic_text_write(path) as out:
-        writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(out, COLUMNS, lineterminator="\n", restval="")
         writer.writeheader()
-        writer.writerows(c.row() for c in cells)
+        writer.writerows(rows)

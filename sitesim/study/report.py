@@ -133,20 +133,26 @@ def metric_tables(rows: Sequence[Row], users: Sequence[int], policies: Sequence[
     return "\n".join(parts)
 
 
-def cross_tables(cells: Sequence[Cell], users: Sequence[int], policies: Sequence[str]) -> str:
-    """Per user count and metric: the matrix of signed errors, rows the trace's policy."""
+def cross_tables(cells: Sequence[Cell], users: Sequence[int], policies: Sequence[str],
+                 empty: Sequence[tuple[int, str, str]] = ()) -> str:
+    """Per user count and metric: the matrix of signed errors, rows the trace's policy;
+    "no jobs" where the trace had none to replay (``empty``)."""
     parts = []
     for u in users:
         for metric in METRICS:
             found = {(c.trace_policy, c.evaluated): c for c in cells if c.users == u and c.metric == metric}
-            if not found:
+            none = {(s, e) for n, s, e in empty if n == u}
+            if not found and not none:
                 continue
             body = []
             for source in policies:
                 row = [f"trace of {source}"]
                 for evaluated in policies:
                     c = found.get((source, evaluated))
-                    row.append("–" if c is None else f"{estimate_text(c.error.mean, c.error.ci)}%")
+                    if c is None:
+                        row.append("no jobs" if (source, evaluated) in none else "–")
+                        continue
+                    row.append(f"{estimate_text(c.error.mean, c.error.ci)}%")
                 body.append(row)
             title = f"{LABELS.get(metric, metric)}: error of the open model, % ({u} users)"
             parts.append(f"<h3>{escape(title)}</h3>\n" + _table(("", *(f"under {p}" for p in policies)), body))

@@ -135,9 +135,27 @@ class ReplayRun:
         # On a partitioned site the trace is replayed on the same partitions, all under
         # the point's policy, as the site-level runs ran them.
         site = site_for(self.site.base, point.scheduler)
+        if not has_jobs(trace):
+            return make_row(point, site.nodes, {"submitted": 0, "completed": 0, "killed": 0})
         replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=site.scheduler, estimates="trace",
                                            load_factor=1.0, seed=point.seed, partitions=site.partitions))
         return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
+
+
+def has_jobs(trace: Path) -> bool:
+    """Whether a site-level trace has a job line.
+
+    A site-level run may submit no job at all (few users who start late, a short
+    duration: a fitted KTH-SP2 site with 20 users over 2 days). Replaying its trace is
+    not an error of the study but a finding: the open model has nothing to predict. The
+    replay is recorded as a row with no metrics (shown as "no jobs" in cross.csv and
+    the report) rather than failed, because a failed run is retried by every rerun and
+    fails the same way, so the study could never finish and never write its report; and
+    rather than refused up front, because only the runs tell which traces are empty,
+    and the other user counts and seeds of the study still have their results.
+    """
+    with open(trace, encoding="utf-8", errors="replace") as handle:
+        return any(line.strip() and not line.lstrip().startswith(";") for line in handle)
 
 
 @define(slots=True)

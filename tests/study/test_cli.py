@@ -197,3 +197,39 @@ def test_study_refused_while_another_runs_in_the_folder(tmp_path: Path,
         assert (out / "study.toml").read_text(encoding="utf-8") == "running\n"
         assert sorted(p.name for p in out.iterdir()) == [".study.toml.lock", "study.toml"]
     assert sorted(p.name for p in out.iterdir()) == ["study.toml"]
+
+
+def _quiet_site(folder: Path) -> Path:
+    """A site fitted to a tiny hand-made log whose users submit only in the afternoon:
+    its first 2.4 simulated hours see no job at all."""
+    lines = ["; MaxNodes: 16", "; MaxProcs: 16"]
+    for day in range(10):
+        for user in (1, 2, 3, 4):
+            for k in range(3):
+                submit = day * 86_400 + 14 * 3600 + user * 1800 + k * 600
+                lines.append(f"{len(lines) - 1} {submit} 10 300 4 -1 -1 4 600 -1 1 {user} 1 1 1 -1 -1 -1")
+    log = folder / "quiet.swf"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["fit", str(log), "-o", str(folder / "fit")]) == 0
+    return folder / "fit" / "site.toml"
+
+
+def test_site_runs_without_jobs_give_replays_without_metrics(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Site-level runs that submit no job: their replays are rows without metrics, the
+    study finishes (exit 0, report written) and says "no jobs" for those pairs."""
+    site = _quiet_site(tmp_path)
+    out = tmp_path / "s"
+    argv = ["study", "--site", str(site), "-s", "fcfs,easy", "--seeds", "1", "--duration", "0.1",
+            "-o", str(out), "--serial", "--no-progress"]
+    assert main(argv) == 0
+    assert {r["submitted"] for r in rows(out / "results.csv")} == {"0"}
+    replays = rows(out / "replays.csv")
+    assert len(replays) == 4 and all(r["submitted"] == "0" and r["mean_wait"] == "" for r in replays)
+    cross = rows(out / "cross.csv")
+    assert len(cross) == 4 * 4 and {r["n"] for r in cross} == {"0"}
+    assert all(r["error_pct_mean"] == "" for r in cross)
+    assert "no jobs" in (out / "report.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "nothing new to run" in capsys.readouterr().err
