@@ -17,6 +17,7 @@ import numpy as np
 from attrs import define
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_SWEEP_RUNS
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, user_counts, write_study_file
 from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
@@ -44,7 +45,20 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
     if str(out) in ("", "."):
         raise InputError("give the study its own folder, not the current one", field="-o")
     base = resolve(config, base_dir=base_dir)
+    check_size(config, base)
     return Study(config, base, plan(config, base))
+
+
+def check_size(config: StudyConfig, base: SiteConfig) -> None:
+    """Refuse a study larger than a sweep may be, counted before any point is built:
+    each of its two sweeps is a sweep, and ``--seeds 10000`` with 7 policies and 10
+    user counts would otherwise build millions of points, then run for years."""
+    sites = len(user_counts(config, base)) * len(config.policies) * len(config.seeds)
+    replays = sites * len(config.policies)
+    if replays > MAX_SWEEP_RUNS:
+        raise InputError(f"the study has {sites:,} site-level runs and {replays:,} replays, more than the"
+                         f" limit of {MAX_SWEEP_RUNS:,} runs a sweep; use fewer seeds, policies or user counts",
+                         field="sitesim study")
 
 
 def run_study(study: Study, out: Path, executor: Any = None, *, jobs: int | None = None,

@@ -233,3 +233,13 @@ def test_site_runs_without_jobs_give_replays_without_metrics(
     capsys.readouterr()
     assert main(argv) == 0
     assert "nothing new to run" in capsys.readouterr().err
+
+
+def test_study_larger_than_a_sweep_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Counted before any point is built: 10,000 seeds x 2 policies x 5 user counts is
+    100,000 site-level runs and 200,000 replays, above the sweep's limit."""
+    out = tmp_path / "big"
+    line = one_line_error(["study", "--site", "paper", "-s", "fcfs,easy", "--seeds", "10000",
+                           "--users", "1,2,3,4,5", "-o", str(out)], capsys)
+    assert "100,000 site-level runs and 200,000 replays" in line and "limit of 100,000" in line
+    assert not out.exists()
