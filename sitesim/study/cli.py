@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None]:
-    """The study the arguments name, its output folder, and where relative sites are read from."""
+def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None, dict[str, Any]]:
+    """The study the arguments name, its output folder, where relative sites are read
+    from, and what a ``--from`` file recorded (version, model; empty otherwise)."""
     from sitesim.study.config import StudyConfig, duration_of, read_study_file, seeds_of
 
     if args.source is not None:
@@ -75,15 +76,34 @@ def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None]:
                                           ("--duration", args.duration)) if value is not None]
         if given:
             raise InputError(f"{', '.join(given)}: the study comes from the file; give either", field="--from")
-        study, _ = read_study_file(args.source)
-        return study, args.out if args.out is not None else args.source.parent, args.source.parent
+        study, recorded = read_study_file(args.source)
+        return study, args.out if args.out is not None else args.source.parent, args.source.parent, recorded
     missing = [flag for flag, value in (("--site", args.site), ("-s", args.policies), ("--seeds", args.seeds),
                                         ("-o", args.out)) if value is None]
     if missing:
         raise InputError(f"missing {', '.join(missing)} (or --from STUDY_TOML)", field="sitesim study")
     study = StudyConfig(site=args.site, policies=args.policies, seeds=seeds_of(args.seeds),
                         users=args.users or (), duration=None if args.duration is None else duration_of(args.duration))
-    return study, args.out, None
+    return study, args.out, None, {}
+
+
+def differences(recorded: dict[str, Any], base: Any) -> str | None:
+    """What differs between the model fingerprint and version a ``study.toml`` recorded
+    and the current ones, as one warning line (None when nothing does).
+
+    A rerun still runs: the sweeps drop rows of another model and run their points
+    again, so the new rows carry the new fingerprint; but the person rerunning a study
+    should know its results will not be the recorded ones."""
+    from sitesim import __version__
+    from sitesim.study.config import model_fingerprint
+
+    now = {"model": model_fingerprint(base), "sitesim": __version__}
+    then = {"model": recorded.get("model"), "sitesim": recorded.get("sitesim_version")}
+    changed = [f"{key} {then[key]}, now {now[key]}" for key in now if then[key] is not None and then[key] != now[key]]
+    if not changed:
+        return None
+    return (f"# sitesim study: warning: study.toml recorded {'; '.join(changed)}: runs of another model"
+            " are made again, their rows carry the new fingerprint")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -91,8 +111,11 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"must be at least 1, got {args.jobs}", field="--jobs")
-    study, out, base_dir = _study(args)
+    study, out, base_dir, recorded = _study(args)
     prepared = prepare(study, out, base_dir=base_dir)
+    warning = differences(recorded, prepared.base)
+    if warning:
+        print(warning, file=sys.stderr)
     executor: Any = None
     if args.scheduler_address:
         from sitesim.sweep.executors import DaskExecutor

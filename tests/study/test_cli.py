@@ -243,3 +243,22 @@ def test_study_larger_than_a_sweep_is_refused(tmp_path: Path, capsys: pytest.Cap
                            "--users", "1,2,3,4,5", "-o", str(out)], capsys)
     assert "100,000 site-level runs and 200,000 replays" in line and "limit of 100,000" in line
     assert not out.exists()
+
+
+def test_from_reports_another_model_or_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A study.toml made with another model and version: one warning line naming both,
+    the runs proceed, and the rewritten study.toml and rows carry the current model."""
+    from sitesim import __version__
+
+    toml = tmp_path / "study.toml"
+    toml.write_text('sitesim_version = "0.0.0"\nsite = "paper"\npolicies = ["fcfs"]\nseeds = [0]\n'
+                    'users = [2]\nduration = 3600\nmodel = "000000000000"\n', encoding="utf-8")
+    argv = ["study", "--from", str(toml), "--serial", "--no-progress"]
+    assert main(argv) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1
+    assert "model 000000000000, now " in warnings[0] and f"sitesim 0.0.0, now {__version__}" in warnings[0]
+    model = rows(tmp_path / "results.csv")[0]["model"]
+    assert model != "000000000000" and f'model = "{model}"' in toml.read_text(encoding="utf-8")
+    assert main(argv) == 0  # the file now matches: no warning
+    assert "warning" not in capsys.readouterr().err
