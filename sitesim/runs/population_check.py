@@ -57,6 +57,13 @@ def check_population_file(path: str | Path) -> None:
     for field, number in _numbers(data, ""):
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError(f"{number} is not a finite number", path=where, field=field)
+    if isinstance(data, dict) and "min_observations" in data:
+        minimum = data["min_observations"]
+        # A user with fewer observations draws from the pooled lists; 0 or less sends
+        # users with empty lists to draw from them (an IndexError deep in a run).
+        if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 1:
+            raise InputError(f"must be a whole number of at least 1, got {minimum!r}", path=where,
+                             field="min_observations")
     users = data.get("users") if isinstance(data, dict) else None
     if not isinstance(users, list):
         return

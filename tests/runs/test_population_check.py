@@ -69,6 +69,21 @@ def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str
     assert err.count("\n") == 1 and "population.json: users[0]." in err and message in err, err
 
 
+@pytest.mark.parametrize("minimum", [0, -3, 1.5, True, "2"])
+def test_min_observations_below_one_is_refused(fitted: Path, tmp_path: Path, minimum: Any,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("site.toml", "empirical.json"):
+        (site / name).write_bytes((fitted / name).read_bytes())
+    document = json.loads((fitted / "population.json").read_text())
+    document["min_observations"] = minimum
+    (site / "population.json").write_text(json.dumps(document))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "population.json: min_observations:" in err and "Traceback" not in err, err
+
+
 def test_the_fitted_population_runs(fitted: Path) -> None:
     assert main(["--site", str(fitted / "site.toml"), "--duration", "0.5"]) == 0
 
