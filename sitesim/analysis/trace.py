@@ -6,9 +6,9 @@ can be checked against the measured models (the paper's Figure 11 validation).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,16 +63,22 @@ def _mean(a: np.ndarray) -> float:
 
 
 def sha256_uncompressed(path: str | os.PathLike[str]) -> str:
-    """sha256 of the file's content, decompressing ``.gz`` (archive .gz bytes differ)."""
-    p = Path(path)
+    """sha256 of the file's content, decompressed if it is gzip.
+
+    Compression is told by the magic bytes, through the same opener the readers use
+    (:func:`~sitesim.workload.files.open_bytes_read`), not by the name: a gzip log named
+    without ``.gz`` (or read from a pipe, which ``sitesim fit`` first copies
+    decompressed) gets the hash of the same content as the log named ``.gz``, and the
+    hash is of the bytes that were analysed (archive .gz bytes differ)."""
+    from sitesim.workload.files import open_bytes_read
+
     digest = hashlib.sha256()
-    opener = gzip.open if p.suffix == ".gz" else open
     try:
-        with opener(p, "rb") as fh:
+        with open_bytes_read(path) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read trace: {exc}", path=str(p)) from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"cannot read trace: {exc}", path=os.fspath(path)) from None
     return digest.hexdigest()
 
 
