@@ -265,9 +265,14 @@ def _validate(grid: Grid) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r} (known: site, replay)", field="mode")
     if "replay" in grid.mode:
+        from sitesim.workload.files import is_stream
+
         if not grid.trace:
             raise InputError("replay runs need at least one trace", field="trace")
         for trace in grid.trace:
+            if is_stream(trace):  # workers open each trace again: a pipe is read only once
+                raise InputError(f"{trace} is a pipe; a sweep re-reads its traces in every worker,"
+                                 " so write the trace to a file first", field="trace")
             if not Path(trace).is_file():
                 raise InputError(f"trace not found: {trace}", field="trace")
             _check_trace(trace)

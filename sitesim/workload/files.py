@@ -26,12 +26,6 @@ from sitesim.limits import MAX_LINE_BYTES
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def is_gzip(path: str | os.PathLike[str]) -> bool:
-    """Whether the file is gzip-compressed, by its magic bytes, whatever its name."""
-    with open(path, "rb") as handle:
-        return handle.read(2) == GZIP_MAGIC
-
-
 class LineTooLong(OSError):
     """A line longer than :data:`~sitesim.limits.MAX_LINE_BYTES`: not a text log.
 

@@ -94,3 +94,17 @@ def test_nodes_trace_means_the_trace_header(tmp_path: Path) -> None:
     grid = grid_from_mapping({"mode": ["site", "replay"], "trace": trace, "nodes": ["trace", 64]})
     cells = sorted((p.mode, p.nodes or 0) for p in grid.points())
     assert cells == [("replay", 0), ("replay", 64), ("site", 64), ("site", 128)]
+
+
+def test_a_pipe_as_trace_is_refused_in_one_line() -> None:
+    """Workers re-read a sweep's traces, and a pipe can be read only once: refused
+    as a pipe (not as "trace not found")."""
+    import os
+
+    read_fd, write_fd = os.pipe()
+    try:
+        with pytest.raises(InputError, match="is a pipe; a sweep re-reads its traces"):
+            grid_from_mapping({"mode": ["replay"], "trace": [f"/dev/fd/{read_fd}"]}).points()
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
