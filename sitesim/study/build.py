@@ -44,6 +44,9 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
         raise InputError("exists and is not a folder", path=str(out), field="-o")
     if str(out) in ("", "."):
         raise InputError("give the study its own folder, not the current one", field="-o")
+    parent = next((p for p in out.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise InputError(f"cannot write: {parent} is not a folder", path=str(out), field="-o")
     base = resolve(config, base_dir=base_dir)
     check_size(config, base)
     return Study(config, base, plan(config, base))

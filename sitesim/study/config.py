@@ -21,7 +21,7 @@ from attrs import define, field
 
 from sitesim import __version__
 from sitesim.errors import InputError
-from sitesim.limits import MAX_REPLICATIONS, MAX_USERS, check_range
+from sitesim.limits import MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, check_range, years
 from sitesim.runs.site import DAY, SiteConfig
 from sitesim.sweep.fingerprint import digest, site_model
 
@@ -59,9 +59,12 @@ def seeds_of(count: int) -> tuple[int, ...]:
 
 
 def duration_of(days: float) -> int:
-    """``--duration DAYS`` in whole seconds."""
-    if not days > 0 or days != days or days == float("inf"):
-        raise InputError(f"must be a positive number of days, got {days}", field="--duration")
+    """``--duration DAYS`` in whole seconds, checked in days: a typo (``1e300``) is
+    refused with a short message, not echoed as a 300-digit number of seconds."""
+    high = MAX_SECONDS // DAY
+    if not 0 < days <= high or round(days * DAY) < 1:
+        raise InputError(f"must be a number of days above 0 and at most {high:,} ({years(MAX_SECONDS)}),"
+                         f" got {days:.6g}", field="--duration")
     return round(days * DAY)
 
 

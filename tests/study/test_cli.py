@@ -262,3 +262,22 @@ def test_from_reports_another_model_or_version(tmp_path: Path, capsys: pytest.Ca
     assert model != "000000000000" and f'model = "{model}"' in toml.read_text(encoding="utf-8")
     assert main(argv) == 0  # the file now matches: no warning
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("days", "expected"), [("1e300", "got 1e+300"), ("0", "got 0"), ("nan", "got nan"),
+                                               ("inf", "got inf")])
+def test_out_of_range_duration_is_short(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        days: str, expected: str) -> None:
+    argv = [*STUDY, "--serial", "-o", str(tmp_path / "out")]
+    argv[argv.index("--duration") + 1] = days
+    line = one_line_error(argv, capsys)
+    assert "--duration" in line and expected in line and len(line) < 200
+    assert not (tmp_path / "out").exists()
+
+
+def test_output_under_a_file_cannot_be_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("mine\n", encoding="utf-8")
+    line = one_line_error([*STUDY, "--serial", "-o", str(taken / "sub")], capsys)
+    assert "cannot write" in line and "Errno" not in line
+    assert taken.read_text(encoding="utf-8") == "mine\n"
