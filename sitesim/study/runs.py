@@ -41,8 +41,9 @@ RUNS = "runs"
 
 def slug(policy: str) -> str:
     """A folder name for a policy spec (``module:Class``, ``key=value`` options are not
-    file-name safe): the spec itself when it is, else a cleaned form and a short hash."""
-    if re.fullmatch(r"[A-Za-z0-9+._-]+", policy):
+    file-name safe): the spec itself when it is, else a cleaned form and a short hash
+    (also for ``.`` and ``..``, which are safe characters but not folder names)."""
+    if re.fullmatch(r"[A-Za-z0-9+._-]+", policy) and policy.strip("."):
         return policy
     clean = re.sub(r"[^A-Za-z0-9+._-]+", "_", policy).strip("_")
     return f"{clean}-{hashlib.sha256(policy.encode()).hexdigest()[:6]}"
