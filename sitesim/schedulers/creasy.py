@@ -29,7 +29,7 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   Slurm's default cap on the age factor (``PriorityMaxAge``, as in ``multifactor``) and
   about EASY's own longest wait at 1.5 times the fitted KTH-SP2 and CTC-SP2 users. A
   shorter bound hands the order back to arrival at high load: there, with 24 h, the
-  gain in completed jobs over EASY was a third of what 7 days gives; where users never
+  gain in completed jobs over EASY was two fifths of what 7 days gives; where users never
   leave (the paper's site), a long bound costs jobs instead (docs/user-aware.md).
 
 Values change as time passes and as jobs end, so the queue is ordered afresh at every
