@@ -116,13 +116,9 @@ def _run(args: argparse.Namespace) -> int:
     warning = differences(recorded, prepared.base)
     if warning:
         print(warning, file=sys.stderr)
-    executor: Any = None
-    if args.scheduler_address:
-        from sitesim.sweep.executors import DaskExecutor
+    from sitesim.sweep.executors import executor_for
 
-        executor = DaskExecutor(address=args.scheduler_address)
-    elif args.serial:
-        executor = "serial"
+    executor = executor_for(args.scheduler_address, args.serial)
     progress = not args.no_progress and sys.stderr.isatty()
     runs = run_study(prepared, out, executor, jobs=args.jobs, progress=progress, figures=args.figures)
     print(f"# sitesim study: {runs.describe()}", file=sys.stderr)

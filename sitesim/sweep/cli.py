@@ -148,7 +148,7 @@ def _summarize(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from sitesim.sweep.executors import DaskExecutor
+    from sitesim.sweep.executors import executor_for
     from sitesim.sweep.grid import grid_from_mapping
     from sitesim.sweep.runner import run_sweep
 
@@ -159,11 +159,7 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if value is not None:
             parser.error(f"{flag} applies to --summarize only")
     grid = grid_from_mapping(grid_spec(args), origin=str(args.grid or "command line"))
-    executor: Any = None
-    if args.scheduler_address:
-        executor = DaskExecutor(address=args.scheduler_address)
-    elif args.serial:
-        executor = "serial"
+    executor = executor_for(args.scheduler_address, args.serial)
     # A bar only on a terminal: in a log file or a pipe it is thousands of lines of noise.
     progress = not args.no_progress and sys.stderr.isatty()
     report = run_sweep(grid, args.out, executor, jobs=args.jobs, progress=progress)

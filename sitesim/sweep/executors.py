@@ -221,6 +221,14 @@ def is_dask_client(obj: Any) -> bool:
     return type(obj).__module__.startswith("distributed") and hasattr(obj, "map")
 
 
+def executor_for(scheduler_address: str | None, serial: bool) -> Any:
+    """What the command lines' ``--scheduler-address`` and ``--serial`` ask for, as
+    :func:`make_executor` takes it (None: local processes)."""
+    if scheduler_address:
+        return DaskExecutor(address=scheduler_address)
+    return "serial" if serial else None
+
+
 def make_executor(executor: Any = None, *, jobs: int | None = None) -> Executor:
     """An executor from a name (``processes``, ``serial``), a dask Client, or itself."""
     if executor is None or executor == "processes":
