@@ -29,10 +29,9 @@ cdef int _compare(const void* a, const void* b) noexcept nogil:
     return -1 if x.seq < y.seq else (1 if x.seq > y.seq else 0)
 
 
-def rank(list queue, dict static, dict fairshare, dict priority, i64 now, i64 cap, double per_second,
-         double age, double w_fairshare):
-    """Store each queued job's priority in ``priority`` (by arrival seq) and return the
-    queue sorted by decreasing priority, ties in arrival order."""
+def rank(list queue, dict static, dict fairshare, i64 now, i64 cap, double per_second, double age,
+         double w_fairshare):
+    """The queue sorted by decreasing priority at ``now``, ties in arrival order."""
     cdef Py_ssize_t i, n = len(queue)
     cdef i64 waited, seq
     cdef double value
@@ -47,7 +46,6 @@ def rank(list queue, dict static, dict fairshare, dict priority, i64 now, i64 ca
             value = (per_second * waited if waited < cap else age) + <double> static[seq] + (
                 w_fairshare * <double> fairshare[job.user]
             )
-            priority[seq] = value
             entries[i].value = value
             entries[i].seq = seq
             entries[i].index = i

@@ -112,12 +112,14 @@ class Usage:
         return float(2.0 ** ((t - self.t0) / self.half_life))
 
     def start(self, user: int, size: int, now: int) -> None:
-        if self.g(now) > _REBASE:
+        gn = self.g(now)
+        if gn > _REBASE:
             self._rebase(now)
+            gn = self.g(now)
         entry = self.users.get(user)
         if entry is None:
             entry = self.users[user] = [0.0, 0, 0.0]
-        weighed = size * self.g(now)
+        weighed = size * gn
         entry[1] += size
         entry[2] += weighed
         self.total_rate += size
@@ -125,8 +127,9 @@ class Usage:
 
     def end(self, user: int, size: int, start: int, end: int) -> None:
         entry = self.users[user]
-        gs = self.g(start)
-        used = size * (self.g(end) - gs) * self.k
+        t0, h = self.t0, self.half_life  # g() written out: once per job end, twice
+        gs = float(2.0 ** ((start - t0) / h))
+        used = size * (float(2.0 ** ((end - t0) / h)) - gs) * self.k
         entry[0] += used
         self.total_done += used
         entry[1] -= size
@@ -157,29 +160,26 @@ class Usage:
 
 
 def rank_python(
-    queue: list[Job], static: dict[int, float], fairshare: dict[int, float], priority: dict[int, float],
+    queue: list[Job], static: dict[int, float], fairshare: dict[int, float],
     now: int, cap: int, per_second: float, age: float, w_fairshare: float,
 ) -> list[Job]:
-    """Store each queued job's priority in ``priority`` (by arrival seq) and return the
-    queue sorted by decreasing priority, ties in arrival order: the age term
-    (``per_second`` × wait, or ``age`` once the wait reaches ``cap``), the job's
-    ``static`` (size) term, and its user's ``fairshare`` factor × ``w_fairshare``.
-    The loop that runs for every waiting job at every pass; its compiled twin is
+    """The queue sorted by decreasing priority at ``now``, ties in arrival order: the
+    age term (``per_second`` × wait, or ``age`` once the wait reaches ``cap``), the
+    job's ``static`` (size) term, and its user's ``fairshare`` factor × ``w_fairshare``
+    (:meth:`MultifactorScheduler.priority_of` computes the same number for one job).
+    The loop that runs for every waiting job at every computation; its compiled twin is
     ``_priority.rank`` (the same numbers, the same order)."""
     ranked = []
     for job in queue:
         waited = now - job.submit
         seq = job.seq
-        value = priority[seq] = (per_second * waited if waited < cap else age) + static[seq] + (
-            w_fairshare * fairshare[job.user]
-        )
+        value = (per_second * waited if waited < cap else age) + static[seq] + (w_fairshare * fairshare[job.user])
         ranked.append((-value, seq, job))
     ranked.sort()
     return [entry[2] for entry in ranked]
 
 
-Rank = Callable[[list[Job], dict[int, float], dict[int, float], dict[int, float], int, int, float, float, float],
-                list[Job]]
+Rank = Callable[[list[Job], dict[int, float], dict[int, float], int, int, float, float, float], list[Job]]
 
 
 def _compiled() -> Rank | None:
@@ -212,13 +212,18 @@ class MultifactorScheduler(EasyScheduler):
         self._users: set[int] = set()
         #: Jobs waiting, by user.
         self._waiting: dict[int, int] = {}
-        #: Priority of each waiting job, as last computed; when it was last computed.
+        #: Priority of each job that arrived since the last computation, given on
+        #: arrival; the others' is that of the last computation (:meth:`priority_of`),
+        #: worked out when asked rather than stored for every job at every computation.
         self._priority: dict[int, float] = {}
         #: The size term of each waiting job's priority (fixed while it waits).
         self._static: dict[int, float] = {}
         self._computed = -1
         #: Fair-share factors of the last computation, by user.
         self._fairshare: dict[int, float] = {}
+        #: Arrivals since the last pass, at the end of the queue until :meth:`order`
+        #: puts them in their place (or a computation sorts the whole queue anyway).
+        self._pending: list[Job] = []
         #: Sums of the weighted factors of started jobs at their start.
         self._sums = {"age": 0.0, "size": 0.0, "fairshare": 0.0, "priority": 0.0}
         self._started = 0
@@ -243,13 +248,13 @@ class MultifactorScheduler(EasyScheduler):
     def fairshare_factors(self, users: Iterable[int], now: int) -> dict[int, float]:
         """Each user's fair-share factor at ``now`` (1 for all while nobody has used anything)."""
         usage = self.usage
-        total = usage.total(now)
+        gt, k = usage.g(now), usage.k
+        # Usage.total and Usage.of written out (at every computation, once per user
+        # with a waiting job): usage / total / share, with equal shares.
+        total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
         if total <= 0.0 or not self.priorities.fairshare:
             return dict.fromkeys(users, 1.0)
-        # usage / total / share, with equal shares; Usage.of written out (once per user
-        # with a waiting job, at every computation).
         scale = len(self._users) / total
-        gt, k = usage.g(now), usage.k
         table = usage.users
         factors = {}
         for user in users:
@@ -267,21 +272,43 @@ class MultifactorScheduler(EasyScheduler):
         queue = self.queue
         self._fairshare = self.fairshare_factors(self._waiting, now)
         p = self.priorities
-        queue[:] = rank(queue, self._static, self._fairshare, self._priority, now, p.max_age, p.age / p.max_age,
-                        p.age, p.fairshare)
+        queue[:] = rank(queue, self._static, self._fairshare, now, p.max_age, p.age / p.max_age, p.age, p.fairshare)
+        self._priority.clear()
         self._computed = now
+
+    def priority_of(self, job: Job) -> float:
+        """A waiting job's priority as the queue is ordered now: given on arrival since
+        the last computation, else as that computation found it (rank's arithmetic,
+        the same number)."""
+        given = self._priority.get(job.seq)
+        if given is not None:
+            return given
+        p = self.priorities
+        waited = self._computed - job.submit
+        return (p.age / p.max_age * waited if waited < p.max_age else p.age) + self._static[job.seq] + (
+            p.fairshare * self._fairshare[job.user]
+        )
 
     # -- the kernel's hooks and events -------------------------------------------------------
     def order(self, now: int) -> bool:
         period = self.priorities.period
+        pending = self._pending
         if period == 0 or self._computed < 0 or now - self._computed >= period:
+            pending.clear()
             self._refresh(now)
             return True
-        return False  # the queue is in order already: arrivals were put in their place
+        if pending:  # each arrival to its place by the priority it got on arrival
+            queue, priority = self.queue, self.priority_of
+            del queue[len(queue) - len(pending):]
+            for job in pending:
+                insort(queue, job, key=lambda queued: (-priority(queued), queued.seq))
+            pending.clear()
+        return False
 
     def enqueue(self, job: Job, now: int) -> None:
-        self._users.add(job.user)
-        self._waiting[job.user] = self._waiting.get(job.user, 0) + 1
+        user = job.user
+        self._users.add(user)
+        self._waiting[user] = self._waiting.get(user, 0) + 1
         self._static[job.seq] = self.priorities.size * self.size_factor(job)
         super().enqueue(job, now)
 
@@ -291,35 +318,50 @@ class MultifactorScheduler(EasyScheduler):
             return
         # Between computations a job gets its priority at arrival (its age term is 0,
         # its user's fair-share factor that of the last computation, or computed now for
-        # a user who had no job waiting then), and its place in the queue by it.
+        # a user who had no job waiting then), and its place in the queue by it when the
+        # next pass orders the queue: a pass that recomputes every priority sorts the
+        # whole queue anyway, and the place depends on the priority alone.
         factor = self._fairshare.get(job.user)
         if factor is None:
             factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
-        priority = self._priority
-        priority[job.seq] = self._static[job.seq] + self.priorities.fairshare * factor
-        insort(self.queue, job, key=lambda queued: (-priority[queued.seq], queued.seq))
+        self._priority[job.seq] = self._static[job.seq] + self.priorities.fairshare * factor
+        self.queue.append(job)
+        self._pending.append(job)
 
     def schedule(self, now: int, free: int) -> list[Job]:
         started = super().schedule(now, free)
         if started:
+            # components() and priority_of() written out (once per started job): the
+            # size term is the one kept since the job's arrival, the same product, and
+            # the priority the same arithmetic.
             sums = self._sums
+            p = self.priorities
+            max_age, per_second, computed = p.max_age, p.age / p.max_age, self._computed
+            fairshares, waiting, start = self._fairshare, self._waiting, self.usage.start
+            given, static = self._priority, self._static
             for job in started:
-                factor = self._fairshare.get(job.user)
+                user, seq = job.user, job.seq
+                factor = fairshares.get(user)
                 if factor is None:
-                    factor = self.fairshare_factors((job.user,), now)[job.user]
-                a, s, f = self.components(job, now, factor)
-                sums["age"] += a
-                sums["size"] += s
-                sums["fairshare"] += f
-                sums["priority"] += self._priority.pop(job.seq)
-                del self._static[job.seq]
-                left = self._waiting[job.user] - 1
+                    factor = self.fairshare_factors((user,), now)[user]
+                sums["age"] += p.age * (min(now - job.submit, max_age) / max_age)
+                sums["size"] += static[seq]
+                sums["fairshare"] += p.fairshare * factor
+                priority = given.pop(seq, None)
+                if priority is None:
+                    waited = computed - job.submit
+                    priority = (per_second * waited if waited < max_age else p.age) + static[seq] + (
+                        p.fairshare * fairshares[user]
+                    )
+                sums["priority"] += priority
+                del static[seq]
+                left = waiting[user] - 1
                 if left:
-                    self._waiting[job.user] = left
+                    waiting[user] = left
                 else:
-                    del self._waiting[job.user]
-                self._started += 1
-                self.usage.start(job.user, job.size, now)
+                    del waiting[user]
+                start(user, job.size, now)
+            self._started += len(started)
         return started
 
     def job_ended(self, job: Job, now: int) -> None:
