@@ -9,7 +9,9 @@ For SDSC-SP2, CTC-SP2, KTH-SP2, LANL-CM5 and SDSC-BLUE (in ``$SITESIM_TRACES`` o
    (means with 95% Student-t confidence intervals over the seeds);
 4. replay the log under EASY, conventionally and with feedback, and compare;
 5. blank field 3 (wait) of SDSC-SP2, fit that log (its starts simulated under EASY),
-   simulate it the same way and compare with the log and with the original fit.
+   simulate it the same way and compare with the log and with the original fit;
+6. fit each log again with users reacting inside a batch (``--gaps reacting``),
+   simulate it under EASY with the same seeds and compare (``--skip-reacting``: not).
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5]``. Takes
 9 to 18 minutes on a shared 2-core machine, by its load (LANL-CM5 and SDSC-BLUE, the
@@ -444,7 +446,66 @@ def sessions_document(results: dict[str, Any]) -> list[str]:
                     f" {format_value(after)}{'' if ok else ' ✗'} |"
                 )
         lines.append("")
+    if all("reacting" in r for r in results.values()):
+        lines += reacting_document(results)
     return lines
+
+
+def reacting_document(results: dict[str, Any]) -> list[str]:
+    """The must-show rules with the gaps inside a batch kept (the default) and with
+    users reacting to their jobs' ends (``sitesim fit --gaps reacting``)."""
+    lines = [
+        "### Tried: users reacting inside a batch (`sitesim fit --gaps reacting`)",
+        "",
+        "The pieces come from gaps inside a batch: each was laid down in the log while an",
+        "earlier job of the batch still waited or ran, and when EASY ends that job sooner the",
+        "simulated user idles past its end. A fit with `--gaps reacting` makes the users take",
+        "up their batch a think time (one of their own, laid down in operational time) after",
+        "every earlier job of it ended, when that comes before the gap (docs/population.md).",
+        "Same logs, same seeds, EASY; ✗: some seed misses the rule.",
+        "",
+        "| log | signature | rule | log | gaps kept (default) | reacting |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    met = {"easy": 0, "reacting": 0}
+    total = 0
+    for n, r in results.items():
+        for key, (kind, bound) in CHECKS.items():
+            total += 1
+            row = f"| {n} | {LABELS[key]} | {RULES[kind].format(bound)} | {format_value(r['log'][key])} |"
+            for variant in ("easy", "reacting"):
+                ok = all(passes(key, r["log"][key], run[key]) for run in r[variant])
+                met[variant] += ok
+                row += f" {cell(r[variant], key)}{'' if ok else ' ✗'} |"
+            lines.append(row)
+    lines += [
+        "",
+        f"Rules every seed meets, of {total}: {met['easy']} with the gaps kept, {met['reacting']}"
+        " with users reacting.",
+        "",
+        *REACTING_VERDICT,
+        "",
+    ]
+    return lines
+
+
+#: What the comparison above showed, written from its table (same seeds, so the same
+#: numbers on every regeneration; rewrite it when the model changes).
+REACTING_VERDICT = [
+    "Users who react bring jobs per session within its rule on every log and every seed,",
+    "and with it the night share of in-session jobs at CTC-SP2 and the utilisation at",
+    "LANL-CM5. They cost utilisation at CTC-SP2, KTH-SP2 and SDSC-BLUE, which the fitted",
+    "sites overshoot with the gaps kept too, now past the rule, and the night share at",
+    "KTH-SP2. Session length misses its rule on every log with users reacting (on three",
+    "with the gaps kept): longer than the log's sessions at SDSC-SP2 and LANL-CM5, still",
+    "shorter at KTH-SP2 and SDSC-BLUE. A reaction laid down in real time, tried first on",
+    "the same seeds, met 38 of the 50 rules: it carried batches through the night (night",
+    "share of in-session jobs 0.297 at KTH-SP2 and 0.377 at LANL-CM5, daytime shares 0.710",
+    "and 0.631, all outside their rules), so the reaction is laid down in operational",
+    "time, as the gaps are. The default stays `fixed`: one rule more does not make the",
+    "case for changing every fitted site's results, and the utilisation both overshoot is",
+    "the next thing to explain.",
+]
 
 
 def no_wait_document(r: dict[str, Any], seeds: int) -> list[str]:
@@ -506,6 +567,9 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="log names (default: all five)")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validation.md")
     parser.add_argument("--skip-no-waits", action="store_true", help=f"leave out {NO_WAIT_LOG} without wait times")
+    parser.add_argument(
+        "--skip-reacting", action="store_true", help="leave out the fits whose users react inside a batch"
+    )
     parser.add_argument("--save", type=Path, help="also pickle the measured results to this file")
     parser.add_argument("--load", type=Path, help="write the document from results pickled by --save")
     args = parser.parse_args()
@@ -539,6 +603,11 @@ def main() -> int:
                 "replays": replays(path, work, duration),
                 "measured": measured,
             }
+            if not args.skip_reacting:
+                print(f"{name} with users reacting inside a batch", flush=True)
+                reacting = work / f"{name}-reacting"
+                fit_log(path, reacting, gaps="reacting")
+                results[name]["reacting"] = run_site_seeds(reacting, log, "easy", args.seeds, work, nodes, duration)
             if name == NO_WAIT_LOG and not args.skip_no_waits:
                 print(f"{name} without wait times", flush=True)
                 results[name]["no_waits"] = no_wait_fit(path, log, work, args.seeds)

@@ -25,6 +25,8 @@ SimPy's ``(time, priority, insertion id)`` order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import simpy
 
 from sitesim.engine.events import SUBMISSION, At
@@ -39,7 +41,7 @@ class BatchEnd(simpy.Event):
     docstring); otherwise it must be closed in that step.
     """
 
-    __slots__ = ("jobs", "ended", "seen", "closed", "late_close")
+    __slots__ = ("jobs", "ended", "seen", "closed", "late_close", "on_idle")
 
     def __init__(self, env: simpy.Environment, late_close: bool = True) -> None:
         super().__init__(env)
@@ -49,6 +51,10 @@ class BatchEnd(simpy.Event):
         self.seen = 0
         self.closed = False
         self.late_close = late_close
+        #: Called (no argument) when every job added so far has ended while the batch is
+        #: still open: a user who reacts to its jobs' ends between two submissions of a
+        #: batch (``submit_batch``'s ``react``) sets it for the gap it waits in.
+        self.on_idle: Callable[[], None] | None = None
 
     def add(self) -> None:
         """One more job of the batch was submitted (``Site.watch`` calls this)."""
@@ -71,6 +77,8 @@ class BatchEnd(simpy.Event):
                 At(self.env, 0, SUBMISSION, self._seen)
             else:
                 self.seen += 1
+            if self.on_idle is not None and self.ended == self.jobs:
+                self.on_idle()
         elif self.ended == self.jobs:
             At(self.env, 0, SUBMISSION, self._last_seen)
 

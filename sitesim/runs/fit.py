@@ -44,6 +44,8 @@ from sitesim.workload.trace_rules import replay_rules
 
 #: Fewer distinct users than this is not a population.
 MIN_USERS = 3
+#: Inside a batch: the log's gaps kept, or users reacting to their jobs' ends (docs/population.md).
+GAPS = ("fixed", "reacting")
 
 
 @define(slots=True, frozen=True)
@@ -82,16 +84,21 @@ def fit_log(
     name: str | None = None,
     skip_malformed: bool = False,
     start_policy: str | None = None,
+    gaps: str = "fixed",
 ) -> FitSummary:
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}.
 
     A log without wait times (or any log, with ``start_policy``) gets its starts
     simulated first (:mod:`sitesim.runs.starts`). A pipe is copied once to a temporary
-    file, since a fit reads its log more than once; errors name ``log`` all the same."""
+    file, since a fit reads its log more than once; errors name ``log`` all the same.
+    ``gaps``: whether the users keep their batches' gaps ("fixed") or react inside a
+    batch to their jobs' ends ("reacting"; docs/population.md)."""
+    if gaps not in GAPS:
+        raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
     path = Path(log)
     with rereadable(path) as source:
         try:
-            return _fit_log(path, source, out, name, skip_malformed, start_policy)
+            return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps)
         except InputError as exc:
             if exc.path == str(source):
                 exc.path = str(path)
@@ -99,7 +106,8 @@ def fit_log(
 
 
 def _fit_log(
-    path: Path, source: Path, out: Path, name: str | None, skip_malformed: bool, start_policy: str | None
+    path: Path, source: Path, out: Path, name: str | None, skip_malformed: bool, start_policy: str | None,
+    gaps: str,
 ) -> FitSummary:
     """:func:`fit_log` on ``source``, a file that can be read again (``path``: the log
     as the user named it, for names and messages)."""
@@ -148,6 +156,8 @@ def _fit_log(
         "generator": command,
     }
     pop_table = build_population_table(population, name=name, machine_size=machine, provenance=provenance)
+    if gaps != "fixed":  # the default is left unwritten, so default tables keep their bytes
+        pop_table["gaps"] = gaps
     complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
     days = population.duration / 86400
     lines = [
@@ -197,13 +207,19 @@ def main(argv: Sequence[str]) -> int:
         " reading field 3; a log without wait times gets this by default, under the policy"
         " its header's notes name, else easy (docs/population.md)",
     )
+    parser.add_argument(
+        "--gaps", choices=GAPS, default="fixed",
+        help="inside a batch, keep the log's gaps (fixed, the default) or submit the next job a think"
+        " time after the earlier ones all ended, when that comes first (reacting; docs/population.md)",
+    )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))
 
 
 def _fit(args: argparse.Namespace) -> int:
     info = fit_log(
-        args.log, args.out, name=args.name, skip_malformed=args.skip_malformed, start_policy=args.start_policy
+        args.log, args.out, name=args.name, skip_malformed=args.skip_malformed, start_policy=args.start_policy,
+        gaps=args.gaps,
     )
     clock = info.clock
     if info.starts is not None:

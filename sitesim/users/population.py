@@ -39,6 +39,7 @@ from sitesim.engine.site import Site
 from sitesim.metrics.productivity import ProductivityRecorder, SessionLog
 from sitesim.users.population_table import FORMAT, UNOBSERVED, FittedPopulation, Profile
 from sitesim.users.user import submit_batch, waited_for
+from sitesim.workload.calendar import Warp
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 
@@ -47,6 +48,27 @@ __all__ = ["FORMAT", "UNOBSERVED", "FittedPopulation", "PopulationUser", "Profil
 
 def _pick(values: Sequence[Any], u: float) -> Any:
     return values[int(u * len(values))]
+
+
+class OperationalReaction:
+    """A fitted user's reaction inside a batch (``"gaps": "reacting"``): one of its think
+    times, laid down from the batch's last end in operational time of the weekly cycle,
+    as its gaps are. Why operational: at night the log's users kept to their gaps (few
+    of their in-session jobs fall at night); a reaction in real time carried batches
+    through the night (docs/population.md, "Reacting inside a batch")."""
+
+    __slots__ = ("thinks", "when", "warp")
+
+    def __init__(self, thinks: Sequence[float], when: np.random.Generator, warp: Warp) -> None:
+        self.thinks = thinks
+        self.when = when
+        self.warp = warp
+
+    def draw(self) -> float:
+        return float(_pick(self.thinks, self.when.random()))
+
+    def delay(self, now: int, drawn: float) -> int:
+        return max(0, round(self.warp.after(float(now), drawn) - now))
 
 
 class PopulationUser:
@@ -120,6 +142,7 @@ class PopulationUser:
         waited: Job | None = None
         position = 0
         resampled = self.population.resampled
+        react = OperationalReaction(p.thinks, when, warp) if self.population.reacting else None
         while True:
             position += 1
             if resampled:
@@ -142,7 +165,7 @@ class PopulationUser:
                     return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
 
                 make = self._make_job
-            batch = yield from submit_batch(site, width, gap, make, waited, self.max_jobs, self.sessions)
+            batch = yield from submit_batch(site, width, gap, make, waited, self.max_jobs, self.sessions, react)
             if not batch:
                 return False
             waited = waited_for(batch)

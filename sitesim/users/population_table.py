@@ -17,6 +17,12 @@ Two kinds of batches, by the table's ``batches`` key (docs/population.md):
   session opens with its widest and longest batch; drawn apart, a long gap often came
   after a short job had ended, the batch fell apart into shorter batches and sessions,
   and sessions ended too soon (docs/population.md, "Batches resampled whole").
+
+Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
+each gap whatever happened to the batch's jobs; **reacting** submits the next job a
+think time after every earlier job of the batch ended, if that comes before the gap
+(:func:`sitesim.users.user.gap_or_reaction`; docs/population.md, "Reacting inside a
+batch", measures both).
 """
 
 from __future__ import annotations
@@ -77,6 +83,9 @@ class FittedPopulation:
     profiles: list[Profile]
     #: Whether batches are resampled whole (else planned): see the module docstring.
     resampled: bool = False
+    #: Whether users react to their jobs' ends inside a batch (``"gaps": "reacting"``;
+    #: else the gaps are kept, ``"fixed"``): see the module docstring.
+    reacting: bool = False
 
     @classmethod
     def load(cls, path: str | Path, largest: int) -> FittedPopulation:
@@ -110,6 +119,9 @@ class FittedPopulation:
         if kind not in ("planned", "resampled"):
             raise ValueError(f"unknown batches {kind!r} (planned or resampled)")
         resampled = kind == "resampled"
+        gaps = data.get("gaps", "fixed")
+        if gaps not in ("fixed", "reacting"):
+            raise ValueError(f"unknown gaps {gaps!r} (fixed or reacting)")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
@@ -171,6 +183,7 @@ class FittedPopulation:
             machine_size=int(data["machine_size"]),
             profiles=profiles,
             resampled=resampled,
+            reacting=gaps == "reacting",
         )
 
     def users(self) -> int:

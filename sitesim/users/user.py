@@ -18,11 +18,14 @@ the end of the run. Users report their sessions and batches to a
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+import simpy
+from simpy.core import NORMAL
 
 from sitesim.engine.batch import BatchEnd
+from sitesim.engine.events import At
 from sitesim.engine.process import UserGenerator, Wait
 from sitesim.engine.site import Site
 from sitesim.metrics.productivity import SessionLog
@@ -117,6 +120,7 @@ def submit_batch(
     waited: Job | None,
     max_jobs: int | None,
     log: SessionLog | None = None,
+    react: Reaction | None = None,
 ) -> Generator[Wait, Any, list[Job]]:
     """Submit a batch of ``width`` jobs, ``gap()`` seconds apart, and wait until all end.
 
@@ -135,6 +139,12 @@ def submit_batch(
     after an absence) opens a session at its first submission; every batch that ended
     is reported with its jobs and the response of the job waited for; a batch the job
     limit cut short stops the session, since the user submits nothing more.
+
+    ``react`` (a fitted population with ``"gaps": "reacting"``, docs/population.md):
+    a user who reacts inside a batch submits the next job ``gap()`` seconds after the
+    previous one, or a reaction time after every job submitted so far has ended,
+    whichever comes first. Both are drawn before every job after the first, used or
+    not, so the draws stay the same whatever the scheduler does.
     """
     env = site.env
     # Without a job limit the batch is closed right after its last submission.
@@ -143,7 +153,10 @@ def submit_batch(
     opens = log is not None and waited is None
     for k in range(width):
         if k:
-            yield gap()
+            if react is None:
+                yield gap()
+            else:
+                yield from gap_or_reaction(done, gap(), react, react.draw())
         if max_jobs is not None and site.submitted >= max_jobs:
             break
         job = make_job(int(env._now), waited)  # env.now, without the property's call
@@ -163,6 +176,45 @@ def submit_batch(
         if len(batch) < width:
             log.stopped()
     return batch
+
+
+class Reaction(Protocol):
+    """How a user who reacts inside a batch takes it up once its jobs so far ended."""
+
+    def draw(self) -> float:
+        """The reaction for the next gap, drawn before it whether it is used or not."""
+        ...
+
+    def delay(self, now: int, drawn: float) -> int:
+        """Seconds from ``now``, the last job's end, to the next submission."""
+        ...
+
+
+def gap_or_reaction(done: BatchEnd, gap: int, react: Reaction, drawn: float) -> Generator[Wait, Any, None]:
+    """Wait ``gap`` seconds, or until ``react.delay`` after every job ``done`` counts
+    has ended, whichever comes first.
+
+    Why: a batch resampled from a log keeps the log's gaps, each laid down while an
+    earlier job of the batch still waited or ran there. When the simulated scheduler
+    ends those jobs sooner, a user keeping to the gap idles past their end; a user who
+    reacts takes it up after a think time, as between batches.
+    """
+    env = done.env
+    # The gap starts in the step that submitted the batch's latest job, whose end (even
+    # after no time at all) is still to be processed: ``on_idle`` cannot have been missed.
+    wake = simpy.Event(env)
+
+    def fire(_event: At) -> None:
+        if not wake.triggered:  # the other of the two timers fired first
+            wake.succeed()
+
+    def idle() -> None:
+        At(env, react.delay(int(env._now), drawn), NORMAL, fire)
+
+    At(env, gap, NORMAL, fire)
+    done.on_idle = idle
+    yield wake
+    done.on_idle = None
 
 
 def waited_for(batch: list[Job]) -> Job:
