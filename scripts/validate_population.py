@@ -92,7 +92,7 @@ def run_site_seeds(site: Path, log: Any, scheduler: str, seeds: int, work: Path,
         values["mean_wait"] = float(summary["mean_wait"])
         runs.append(values)
         shutil.rmtree(out)
-        print(f"  {scheduler} seed {seed}: {values['jobs']:.0f} jobs, util {values['utilization']:.3f}", flush=True)
+        print(f"  {site.name} {scheduler} seed {seed}: {values['jobs']:.0f} jobs, util {values['utilization']:.3f}", flush=True)
     return runs
 
 

@@ -37,6 +37,7 @@ from sitesim.exits import run_command
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.starts import StartReplay, simulate_starts
+from sitesim.users.population_table import GAPS
 from sitesim.workload.calendar import Clock
 from sitesim.workload.files import rereadable
 from sitesim.workload.swf import SwfHeader, SwfReader
@@ -44,8 +45,6 @@ from sitesim.workload.trace_rules import replay_rules
 
 #: Fewer distinct users than this is not a population.
 MIN_USERS = 3
-#: Inside a batch: the log's gaps kept, or users reacting to their jobs' ends (docs/population.md).
-GAPS = ("fixed", "reacting")
 
 
 @define(slots=True, frozen=True)

@@ -65,9 +65,11 @@ class OperationalReaction:
         self.warp = warp
 
     def draw(self) -> float:
+        """One of the user's think times, from its ``when`` stream (one draw per gap)."""
         return float(_pick(self.thinks, self.when.random()))
 
     def delay(self, now: int, drawn: float) -> int:
+        """``drawn`` operational seconds laid down from ``now``, in whole seconds."""
         return max(0, round(self.warp.after(float(now), drawn) - now))
 
 

@@ -51,6 +51,10 @@ UNOBSERVED: dict[str, tuple[Any, ...]] = {"gaps_operational": (0.0,), "thinks": 
 Batch = tuple[tuple[tuple[int, int], ...], tuple[float, ...]]
 
 
+#: How users treat the gaps inside a batch (the table's ``gaps`` key): kept, or taken up
+#: early when the batch's jobs so far have ended (see the module docstring).
+GAPS = ("fixed", "reacting")
+
 @define(slots=True, frozen=True)
 class Profile:
     """One real user's observations (or the pooled ones where the user had too few)."""
@@ -120,8 +124,8 @@ class FittedPopulation:
             raise ValueError(f"unknown batches {kind!r} (planned or resampled)")
         resampled = kind == "resampled"
         gaps = data.get("gaps", "fixed")
-        if gaps not in ("fixed", "reacting"):
-            raise ValueError(f"unknown gaps {gaps!r} (fixed or reacting)")
+        if gaps not in GAPS:
+            raise ValueError(f"unknown gaps {gaps!r} ({' or '.join(GAPS)})")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])

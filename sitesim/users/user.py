@@ -21,7 +21,6 @@ from collections.abc import Callable, Generator
 from typing import Any, Protocol
 
 import numpy as np
-import simpy
 from simpy.core import NORMAL
 
 from sitesim.engine.batch import BatchEnd
@@ -192,28 +191,33 @@ class Reaction(Protocol):
 
 def gap_or_reaction(done: BatchEnd, gap: int, react: Reaction, drawn: float) -> Generator[Wait, Any, None]:
     """Wait ``gap`` seconds, or until ``react.delay`` after every job ``done`` counts
-    has ended, whichever comes first.
+    has ended, whichever comes first (a tie goes to the gap).
 
     Why: a batch resampled from a log keeps the log's gaps, each laid down while an
     earlier job of the batch still waited or ran there. When the simulated scheduler
     ends those jobs sooner, a user keeping to the gap idles past their end; a user who
     reacts takes it up after a think time, as between batches.
+
+    The user waits on the gap's own timer, made as a kept gap's is, so where the gap
+    wins the user resumes in the same place among same-second events as a user keeping
+    its gaps. A reaction that comes first takes the user's resumption off that timer
+    onto its own; the timer then fires with nothing to do.
     """
     env = done.env
-    # The gap starts in the step that submitted the batch's latest job, whose end (even
-    # after no time at all) is still to be processed: ``on_idle`` cannot have been missed.
-    wake = simpy.Event(env)
-
-    def fire(_event: At) -> None:
-        if not wake.triggered:  # the other of the two timers fired first
-            wake.succeed()
+    timer = env.timeout(gap)
+    due = int(env._now) + gap
 
     def idle() -> None:
-        At(env, react.delay(int(env._now), drawn), NORMAL, fire)
+        # The gap started in the step that submitted the batch's latest job, whose end
+        # (even after no time at all) was still to be processed: no end was missed.
+        now = int(env._now)
+        delay = react.delay(now, drawn)
+        if now + delay < due and timer.callbacks:
+            resume = timer.callbacks.pop()
+            At(env, delay, NORMAL, resume)
 
-    At(env, gap, NORMAL, fire)
     done.on_idle = idle
-    yield wake
+    yield timer
     done.on_idle = None
 
 

@@ -172,3 +172,29 @@ def test_a_fitted_users_reaction_is_laid_down_in_operational_time() -> None:
     assert reaction.delay(3 * hour, 600.0) > 600 > reaction.delay(12 * hour, 600.0)
     flat = OperationalReaction(thinks, np.random.default_rng(1), Warp(Clock(), np.ones(168)))
     assert flat.delay(3 * hour, 600.0) == flat.delay(12 * hour, 600.0) == 600
+
+
+def test_a_gap_that_wins_keeps_its_place_among_same_second_events() -> None:
+    """Users A and B both submit a job at 0 and the next at 100, A first. A reacting
+    user whose reaction never comes first resumes at 100 where a user keeping its gaps
+    would: before B, so A's second job is job 3 either way."""
+
+    def second_jobs(reacting: bool) -> list[tuple[int, int, int]]:
+        env = simpy.Environment()
+        site = Site(env, Machine(NODES), EasyScheduler(NODES))
+        jobs: list[Job] = []
+
+        def user(uid: int, react: After | None) -> Generator[Any, Any, None]:
+            def make(now: int, _waited: Job | None) -> Job:
+                jobs.append(Job(id=-1, submit=now, size=1, runtime=5, estimate=5, user=uid))
+                return jobs[-1]
+
+            gaps = iter([100])
+            yield from submit_batch(site, 2, lambda: next(gaps), make, None, None, None, react)
+
+        UserProcess(site, user(1, After(10**9) if reacting else None))
+        UserProcess(site, user(2, None))
+        env.run()
+        return [(j.id, j.user, j.submit) for j in jobs if j.submit == 100]
+
+    assert second_jobs(reacting=True) == second_jobs(reacting=False) == [(3, 1, 100), (4, 2, 100)]
