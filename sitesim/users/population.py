@@ -53,9 +53,9 @@ def _pick(values: Sequence[Any], u: float) -> Any:
 class OperationalReaction:
     """A fitted user's reaction inside a batch (``"gaps": "reacting"``): one of its think
     times, laid down from the batch's last end in operational time of the weekly cycle,
-    as its gaps are. Why operational: at night the log's users kept to their gaps (few
-    of their in-session jobs fall at night); a reaction in real time carried batches
-    through the night (docs/population.md, "Reacting inside a batch")."""
+    as its gaps are. Why operational: a reaction in real time, tried first, took batches
+    up at night as fast as by day, and the night share of in-session jobs left its rule
+    at KTH-SP2 and LANL-CM5 (docs/population.md, "Reacting inside a batch")."""
 
     __slots__ = ("thinks", "when", "warp")
 

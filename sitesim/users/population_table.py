@@ -55,6 +55,7 @@ Batch = tuple[tuple[tuple[int, int], ...], tuple[float, ...]]
 #: early when the batch's jobs so far have ended (see the module docstring).
 GAPS = ("fixed", "reacting")
 
+
 @define(slots=True, frozen=True)
 class Profile:
     """One real user's observations (or the pooled ones where the user had too few)."""
