@@ -16,7 +16,9 @@ Two kinds of batches, by the table's ``batches`` key (docs/population.md):
   wide batch is many short jobs, not many draws from everything the user ran), and a
   session opens with its widest and longest batch; drawn apart, a long gap often came
   after a short job had ended, the batch fell apart into shorter batches and sessions,
-  and sessions ended too soon (docs/population.md, "Batches resampled whole").
+  and sessions ended too soon (docs/population.md, "Batches resampled whole"). The
+  user's batches and absences are dealt without replacement
+  (:class:`sitesim.users.population.Deck`).
 
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
@@ -58,7 +60,9 @@ GAPS = ("fixed", "reacting")
 
 @define(slots=True, frozen=True)
 class Profile:
-    """One real user's observations (or the pooled ones where the user had too few)."""
+    """One real user's observations: the pooled ones where the user had too few of a
+    quantity drawn independently; its own batches and absences however few, when they
+    are resampled (docs/population.md, "Fallback")."""
 
     arrival: float
     span: float
@@ -144,24 +148,23 @@ class FittedPopulation:
 
         def own(user: dict[str, Any], key: str, convert: Any) -> tuple[Any, ...]:
             values = user[key]
-            if len(values) < minimum or (key == "runs" and int(user["jobs"]) < minimum):
+            # Resampled, a user's own record is the faithful one however short: the
+            # pool is mostly frequent users, who come back within hours and open
+            # sessions with heavy batches (docs/population.md, "Fallback").
+            least = 1 if resampled and key == "absences" else minimum
+            if len(values) < least or (key == "runs" and int(user["jobs"]) < minimum):
                 return pooled[key]
             return tuple(convert(v) for v in values)
 
         split = [_batches(u, largest) if resampled else ((), ()) for u in users]
-        pooled_first = tuple(b for first, _ in split for b in first)
-        pooled_later = tuple(b for _, later in split for b in later) or pooled_first
 
         def batches(first: tuple[Batch, ...], later: tuple[Batch, ...]) -> tuple[tuple[Batch, ...], tuple[Batch, ...]]:
-            """The user's own batches at each position; too few: all its batches; still
-            too few: everyone's at that position."""
+            """The user's own batches at each position; none at a position: all its
+            batches (a user of the log has at least one session-opening batch)."""
             if not resampled:
                 return (), ()
             both = first + later
-            return (
-                first if len(first) >= minimum else both if len(both) >= minimum else pooled_first,
-                later if len(later) >= minimum else both if len(both) >= minimum else pooled_later,
-            )
+            return first or both, later or both
 
         profiles = []
         for u, (first, later) in zip(users, split, strict=True):

@@ -6,16 +6,16 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any
 
+import numpy as np
 import pytest
 import simpy
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.population import analyze_population
-
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.schedulers import make_scheduler
-from sitesim.users.population import FittedPopulation, PopulationUser, populate
+from sitesim.users.population import Deck, FittedPopulation, PopulationUser, populate
 from sitesim.workload.estimates import make_estimates
 
 DAY = 86_400
@@ -190,12 +190,22 @@ def test_resampled_batches_are_the_users_own_whole_batches() -> None:
         (((8, 900),), ()),
         (((2, 5), (2, 6)), (11.0,)),
     )
-    # one job: everyone's batches at each position, sizes clipped to the machine
-    assert light.first_batches == busy.first_batches + ((((16, 5000),), ()),)
-    assert light.later_batches == busy.later_batches
-    # too few of its own at a position (3 < 5): all its own batches, both positions
+    # one job: its own batch at both positions (never everyone's: the pool is mostly
+    # frequent users' work), its size clipped to the machine
+    assert light.first_batches == light.later_batches == ((((16, 5000),), ()),)
+    # the busy user's own batches however few, whatever the minimum of observations
     own = FittedPopulation.from_dict(resampled_table(min_observations=5), largest=16).profiles[0]
-    assert own.first_batches == own.later_batches == busy.first_batches + busy.later_batches
+    assert (own.first_batches, own.later_batches) == (busy.first_batches, busy.later_batches)
+
+
+def test_resampled_users_keep_their_own_absences_however_few() -> None:
+    data = resampled_table(min_observations=5)
+    data["users"][1]["absences"] = [123456]
+    busy, light = FittedPopulation.from_dict(data, largest=16).profiles
+    assert light.absences == (123456.0,)  # one absence of its own, not the pool's
+    assert light.thinks == busy.thinks  # no think of its own: the pool's (busy's five)
+    planned = FittedPopulation.from_dict(table(users=data["users"], min_observations=5), largest=16)
+    assert planned.profiles[1].absences != (123456.0,)  # planned tables keep the minimum
 
 
 def test_resampled_batches_must_line_up() -> None:
@@ -230,3 +240,34 @@ def test_simulated_batches_are_whole_batches_of_the_log() -> None:
     # and a session's first batch is one of the user's session-opening batches
     opening = {jobs for jobs, _gaps in pop.profiles[0].first_batches}
     assert all(tuple((j.size, j.runtime) for j in g) in opening for g in groups if g[0].preceding < 0)
+
+
+def test_a_deck_deals_every_value_once_a_round() -> None:
+    deck = Deck(("a", "b", "c", "d"))
+    assert deck.left is None  # nothing allocated before the first draw
+    # u picks among the values still in the deck; the picked one leaves it
+    assert [deck.deal(u) for u in (0.0, 0.0, 0.99, 0.0)] == ["a", "d", "b", "c"]
+    assert not deck.left
+    rng = np.random.default_rng(7)
+    rounds = [sorted(deck.deal(rng.random()) for _ in range(4)) for _ in range(50)]
+    assert all(r == ["a", "b", "c", "d"] for r in rounds)
+
+
+def test_resampled_users_deal_their_session_opening_batches() -> None:
+    """Every one of the user's three session-opening batches opens a session once
+    before any opens another (independent draws repeat some and skip others)."""
+    data = resampled_table()
+    data["users"] = data["users"][:1]
+    site, users = run(1, data, days=20)
+    opening = [jobs for jobs, _gaps in users[0].profile.first_batches]
+    firsts: list[tuple[Any, ...]] = []
+    last = None
+    for job in sorted(site.jobs, key=lambda j: j.id):  # type: ignore[attr-defined]
+        if job.preceding < 0 and (last is None or last.preceding >= 0 or job.submit - last.submit > 60):
+            firsts.append(())
+        if job.preceding < 0:
+            firsts[-1] += ((job.size, job.runtime),)
+        last = job
+    assert len(firsts) >= 9
+    for k in range(0, len(firsts) - 2, 3):
+        assert sorted(firsts[k:k + 3]) == sorted(opening)
