@@ -30,7 +30,6 @@ the same draws per batch whatever happens, so schedulers face the same users),
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -61,24 +60,36 @@ class Deck:
     absence by about (CV^2 - 1) / 2); at CTC-SP2 the users with 5 to 19 sessions held
     14% more sessions than in the log, with their work. Dealt, every absence of the
     user comes once per round, so a visit holds the log's sessions, and a user's
-    batches keep their mix (its heavy batches come as often as in the log). One
-    uniform per draw, as an independent draw takes; the indices are allocated at the
-    first draw (``array``: 8 bytes each), so users yet to arrive cost nothing.
+    batches keep their mix (its heavy batches come as often as in the log).
+
+    One uniform per deal, as an independent draw takes (the first deal of a round is
+    the independent draw). The deck is a Fisher-Yates shuffle done one card at a time
+    and kept sparse: only the positions a deal has moved are stored, so a user dealing
+    from a pool of thousands (a sparse user's pooled absences) holds a few entries,
+    not the pool's size.
     """
 
-    __slots__ = ("values", "left")
+    __slots__ = ("values", "left", "moved")
 
     def __init__(self, values: Sequence[Any]) -> None:
         self.values = values
-        self.left: array[int] | None = None
+        #: Cards still in the deck; position k holds ``moved.get(k, k)``.
+        self.left = 0
+        self.moved: dict[int, int] = {}
 
     def deal(self, u: float) -> Any:
-        left = self.left
-        if not left:
-            left = self.left = array("l", range(len(self.values)))
-        i = int(u * len(left))
-        left[i], left[-1] = left[-1], left[i]
-        return self.values[left.pop()]
+        if not self.left:
+            self.left = len(self.values)
+            self.moved.clear()
+        moved = self.moved
+        last = self.left - 1
+        i = int(u * self.left)
+        card = moved.get(i, i)
+        if i != last:
+            moved[i] = moved.get(last, last)
+        moved.pop(last, None)
+        self.left = last
+        return self.values[card]
 
 
 class OperationalReaction:

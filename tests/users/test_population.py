@@ -122,8 +122,9 @@ def test_population_scales_by_resampling_profiles() -> None:
     assert len(set(profiles)) == 2  # 5 users share the 2 profiles
 
 
-def test_users_are_light() -> None:
-    pop = FittedPopulation.from_dict(table(), largest=16)
+@pytest.mark.parametrize("resampled", [False, True], ids=["planned", "resampled"])
+def test_users_are_light(resampled: bool) -> None:
+    pop = FittedPopulation.from_dict(resampled_table() if resampled else table(), largest=16)
     env = simpy.Environment()
     site = Site(env, Machine(16), make_scheduler("fcfs", 16))
     tracemalloc.start()
@@ -244,13 +245,22 @@ def test_simulated_batches_are_whole_batches_of_the_log() -> None:
 
 def test_a_deck_deals_every_value_once_a_round() -> None:
     deck = Deck(("a", "b", "c", "d"))
-    assert deck.left is None  # nothing allocated before the first draw
-    # u picks among the values still in the deck; the picked one leaves it
+    # u picks among the values still in the deck; the picked one leaves it, the last
+    # takes its place (a first deal is the independent draw: "a" for u = 0)
     assert [deck.deal(u) for u in (0.0, 0.0, 0.99, 0.0)] == ["a", "d", "b", "c"]
-    assert not deck.left
+    assert deck.left == 0
     rng = np.random.default_rng(7)
     rounds = [sorted(deck.deal(rng.random()) for _ in range(4)) for _ in range(50)]
     assert all(r == ["a", "b", "c", "d"] for r in rounds)
+
+
+def test_a_deck_holds_only_the_positions_its_deals_moved() -> None:
+    """A sparse user deals from the pool of everyone's absences: a few deals must not
+    cost the pool's size (a pool of 18,602 absences at CTC-SP2)."""
+    deck = Deck(tuple(range(100_000)))
+    rng = np.random.default_rng(3)
+    dealt = [deck.deal(rng.random()) for _ in range(10)]
+    assert len(set(dealt)) == 10 and len(deck.moved) <= 10
 
 
 def test_resampled_users_deal_their_session_opening_batches() -> None:
