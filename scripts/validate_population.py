@@ -148,6 +148,14 @@ BEFORE: dict[str, dict[str, float]] = {
     "SDSC-BLUE": dict(zip(CHANGED_KEYS, (
         223917, 0.801488, 0.616525, 0.17069, 5.08721, 85.7871, -0.545879, 3.91842, 8.86512, 0.378141), strict=True)),
 }
+#: The rules some seed missed at that commit (its validation.md): ✗ in the "before"
+#: column means what it means in the "after" one.
+BEFORE_MISSED = {
+    ("SDSC-SP2", "jobs_per_session"), ("CTC-SP2", "jobs_per_session"), ("CTC-SP2", "session_hours"),
+    ("CTC-SP2", "night_share_in_session"), ("KTH-SP2", "jobs_per_session"), ("KTH-SP2", "session_hours"),
+    ("LANL-CM5", "utilization"), ("LANL-CM5", "jobs_per_session"), ("SDSC-BLUE", "jobs_per_session"),
+    ("SDSC-BLUE", "session_hours"),
+}
 
 #: The log whose wait times are blanked, and the signatures compared for it.
 NO_WAIT_LOG = "SDSC-SP2"
@@ -441,8 +449,8 @@ def sessions_document(results: dict[str, Any]) -> list[str]:
             "however few, dealt without replacement (population.md, \"Fallback\" and \"Dealt,",
             "not drawn\"). Every seed meets %d of the %d rules, against 40 before (the"
             % (met_every_seed(results, "easy"), len(results) * len(CHECKS)),
-            "validation of commit 3456ea9). Means over the same seeds, before → after (✗:",
-            "before, the mean misses the rule; after, some seed does):",
+            "validation of commit 3456ea9). Means over the same seeds, before → after (✗: some",
+            "seed misses the rule):",
             "",
             "| log | signature | rule | log | before | after |",
             "|---|---|---|---:|---:|---:|",
@@ -456,7 +464,7 @@ def sessions_document(results: dict[str, Any]) -> list[str]:
                 ok = all(passes(key, r["log"][key], run[key]) for run in r["easy"])
                 lines.append(
                     f"| {n} | {LABELS[key]} | {RULES[kind].format(bound)} | {format_value(r['log'][key])} |"
-                    f" {format_value(BEFORE[n][key])}{'' if passes(key, r['log'][key], BEFORE[n][key]) else ' ✗'} |"
+                    f" {format_value(BEFORE[n][key])}{' ✗' if (n, key) in BEFORE_MISSED else ''} |"
                     f" {format_value(after)}{'' if ok else ' ✗'} |"
                 )
         lines.append("")

@@ -78,6 +78,9 @@ class Deck:
         self.moved: dict[int, int] = {}
 
     def deal(self, u: float) -> Any:
+        """The value at position ``int(u * left)`` of the cards left (``u`` in [0, 1),
+        the caller's one uniform); the last card takes its place. A deck of no values
+        has nothing to deal: callers check first (an empty absence list ends a visit)."""
         if not self.left:
             self.left = len(self.values)
             self.moved.clear()

@@ -216,6 +216,8 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
         at += int(n)
     if at != len(widths):
         raise ValueError(f"user {user.get('user')}: session_batches do not add up to its batches")
+    if not widths:
+        raise ValueError(f"user {user.get('user')}: no batches (a user of the log has at least one)")
     first: list[Batch] = []
     later: list[Batch] = []
     j = g = 0

@@ -26,7 +26,7 @@ LOGS = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-
 #: within half of the log's to 15% above it, not to meet the rule.
 SHORT = ("jobs_per_session", "session_hours")
 #: Rules a log's fitted site is documented to miss on some seed, seed 0 among them
-#: (docs/validation.md, "Where the fit falls short"), checked within twice the rule.
+#: (docs/validation.md, "Where the fit falls short"), checked within the rule plus 0.02.
 KNOWN_MISSES = {"CTC-SP2-1996-3.1-cln.swf.gz": ("night_share_in_session",)}
 
 pytestmark = pytest.mark.traces
@@ -55,7 +55,7 @@ def test_fitted_site_matches_its_log(name: str, tmp_path: Path) -> None:
     assert not failed, f"{name}: (log, simulated) outside the must-show rules: {failed}"
     for key in KNOWN_MISSES.get(name, ()):
         kind, bound = CHECKS[key]
-        assert kind == "abs" and abs(sim[key] - log.values[key]) <= 2 * bound, (key, log.values[key], sim[key])
+        assert kind == "abs" and abs(sim[key] - log.values[key]) <= bound + 0.02, (key, log.values[key], sim[key])
     for key in SHORT:
         assert 0.5 * log.values[key] < sim[key] <= 1.15 * log.values[key], (key, log.values[key], sim[key])
     # by the users' own account their sessions hold as many jobs as the log's

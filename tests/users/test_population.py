@@ -218,6 +218,10 @@ def test_resampled_batches_must_line_up() -> None:
     data["users"][0]["session_batches"] = [2, 1, 2]
     with pytest.raises(ValueError, match="do not add up"):
         FittedPopulation.from_dict(data, largest=16)
+    data = resampled_table()
+    data["users"][1].update(widths=[], jobs_in_order=[], session_batches=[])
+    with pytest.raises(ValueError, match="no batches"):
+        FittedPopulation.from_dict(data, largest=16)
     with pytest.raises(ValueError, match="unknown batches"):
         FittedPopulation.from_dict(table(batches="whole"), largest=16)
 
