@@ -148,9 +148,9 @@ class FittedPopulation:
 
         def own(user: dict[str, Any], key: str, convert: Any) -> tuple[Any, ...]:
             values = user[key]
-            # Resampled, a user's own record is the faithful one however short: the
-            # pool is mostly frequent users, who come back within hours and open
-            # sessions with heavy batches (docs/population.md, "Fallback").
+            # Resampled, a user's own absences are the faithful ones however few: the
+            # pool is mostly frequent users', who come back within hours
+            # (docs/population.md, "Fallback"); its batches are its own too (below).
             least = 1 if resampled and key == "absences" else minimum
             if len(values) < least or (key == "runs" and int(user["jobs"]) < minimum):
                 return pooled[key]
