@@ -51,6 +51,12 @@ def _pick(values: Sequence[Any], u: float) -> Any:
     return values[int(u * len(values))]
 
 
+def _laid_down(warp: Warp, now: float, operational: float) -> int:
+    """Whole seconds from ``now`` to the end of ``operational`` seconds of the weekly
+    cycle laid down from it (gaps and reactions inside a batch)."""
+    return max(0, round(warp.after(now, operational) - now))
+
+
 class Deck:
     """A user's own observations dealt without replacement, reshuffled when used up.
 
@@ -115,7 +121,7 @@ class OperationalReaction:
 
     def delay(self, now: int, drawn: float) -> int:
         """``drawn`` operational seconds laid down from ``now``, in whole seconds."""
-        return max(0, round(self.warp.after(float(now), drawn) - now))
+        return _laid_down(self.warp, float(now), drawn)
 
 
 class PopulationUser:
@@ -207,16 +213,14 @@ class PopulationUser:
                 laid = iter(gaps)
 
                 def gap() -> int:
-                    now = float(env.now)
-                    return max(0, round(warp.after(now, next(laid)) - now))
+                    return _laid_down(warp, float(env.now), next(laid))
 
                 make = self._next_job
             else:
                 width = max(1, _pick(p.widths, when.random()))
 
                 def gap() -> int:
-                    now = float(env.now)
-                    return max(0, round(warp.after(now, _pick(p.gaps, when.random())) - now))
+                    return _laid_down(warp, float(env.now), _pick(p.gaps, when.random()))
 
                 make = self._make_job
             batch = yield from submit_batch(site, width, gap, make, waited, self.max_jobs, self.sessions, react)
