@@ -71,6 +71,12 @@ class Control:
         """
         self._site._timers.append((job, seconds))
 
+    def wake(self, seconds: int) -> None:
+        """Hold a scheduling pass ``seconds`` from now, whatever else happens by then:
+        for a policy whose decisions change with the clock alone (a job held until a
+        release time, sitesim/schedulers/hold.py)."""
+        At(self._site.env, seconds, TIMER, self._site._wake)
+
 
 class Site:
     """Connects job submissions, a scheduler and a machine inside a SimPy environment."""
@@ -230,6 +236,9 @@ class Site:
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
         self.scheduler.timer_expired(job, int(self.env.now))
+        self.settle()
+
+    def _wake(self, _event: At) -> None:
         self.settle()
 
     def _kill(self, job: Job) -> None:

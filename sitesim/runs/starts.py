@@ -166,7 +166,7 @@ def simulate_starts(
     check_machine(scheduler, nodes)
     result = StartReplay(policy=chosen, policy_from=origin, nodes=nodes)
     env = simpy.Environment()
-    site = Site(env, Machine(nodes), scheduler)
+    site = Site(env, Machine(nodes, scheduler.bounded), scheduler)
     site.observe(_Starts(result.starts))
     with SwfReader(path, skip_malformed=skip_malformed) as reader:
         source = _Replayable(reader, result.left_out)

@@ -10,6 +10,7 @@ from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies
     easy,
     easypp,
     fcfs,
+    hold,
     los,
     multifactor,
     sjbf,

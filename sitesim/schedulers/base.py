@@ -29,6 +29,7 @@ class Control(Protocol):
 
     def kill(self, job: Job) -> None: ...
     def timer(self, job: Job, seconds: int) -> None: ...
+    def wake(self, seconds: int) -> None: ...
 
 
 class Scheduler(ABC):
@@ -89,6 +90,13 @@ class Scheduler(ABC):
         that some partition's routing rule accepts.
         """
         return job.size <= self.nodes
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the policy shares out the machine's nodes (every scheduler does). The
+        log's service (``hold`` without a base) gives each job its recorded wait whatever
+        the nodes, and the site then lets the nodes in use exceed the machine."""
+        return True
 
     @property
     def short_job_threshold(self) -> int | None:

@@ -96,7 +96,13 @@ def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec
     for p in specs:
         if p.scheduler.partition(":")[0] == PARTITIONED:
             raise InputError(f"partition {p.name!r} cannot itself be partitioned", field="scheduler")
-        make_scheduler(p.scheduler, p.nodes)  # unknown policy names fail here, before a run
+        # unknown policy names fail here, before a run
+        if not make_scheduler(p.scheduler, p.nodes).bounded:
+            raise InputError(
+                f"partition {p.name!r}: {p.scheduler!r} does not share out nodes (the log's service);"
+                " name a base, e.g. hold:easy",
+                field="scheduler",
+            )
     return specs
 
 
@@ -278,3 +284,6 @@ class _PartControl:
 
     def timer(self, job: Job, seconds: int) -> None:
         self._control.timer(job, seconds)
+
+    def wake(self, seconds: int) -> None:
+        self._control.wake(seconds)

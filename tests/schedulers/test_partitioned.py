@@ -77,6 +77,9 @@ def test_partition_lists_are_validated_as_a_whole() -> None:
         check_partitions([PartitionSpec("a", 4, "nosuch")])
     with pytest.raises(InputError, match="cannot itself be partitioned"):
         check_partitions([PartitionSpec("a", 4, PARTITIONED)])
+    with pytest.raises(InputError, match="does not share out nodes"):
+        check_partitions([PartitionSpec("a", 4, "hold")])
+    check_partitions([PartitionSpec("a", 4, "hold:easy")])
     assert label(SHORT_BATCH) == "short:32:easy(est<=3600)+batch:96:easy"
 
 
