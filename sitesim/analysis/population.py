@@ -59,6 +59,8 @@ class UserActivity:
     runs: list[tuple[int, float, int]] = field(factory=list)
     #: Every job's (size, runtime), in submission order (batch after batch).
     jobs_in_order: list[tuple[int, float]] = field(factory=list)
+    #: Every job's wait in the log, in the same order.
+    waits_in_order: list[float] = field(factory=list)
     #: Batches followed by another batch of the same session.
     continued: int = 0
 
@@ -219,6 +221,7 @@ def _user_activity(seq: Sequence[TraceJob], threshold: float, acc: dict[str, lis
     acc["s_end"].append(session_end)
     user.runs = [(run[0].size, run[0].run, len(run)) for run in repetition_runs(seq)]
     user.jobs_in_order = [(j.size, j.run) for j in seq]
+    user.waits_in_order = [j.wait for j in seq]
     return user
 
 

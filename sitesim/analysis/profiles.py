@@ -15,7 +15,9 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
 - ``jobs_in_order`` and ``session_batches``: every job's (size, runtime) in submission
   order and the number of batches of each session, so the user's batches can be
   rebuilt whole, each with its own jobs and gaps (``"batches": "resampled"``,
-  :mod:`sitesim.users.population_table`);
+  :mod:`sitesim.users.population_table`); ``waits_in_order``: each of those jobs' wait
+  in the log, which the ``hold`` service gives it again (validation under the log's
+  service, docs/validation.md);
 - ``continue_offset``: the user's own log-odds offset on the site's continuation curve.
 
 Beside them: the clock, the 168 hourly weights of session starts, the continuation
@@ -29,6 +31,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 import sitesim
 from sitesim.analysis.continuation import (
@@ -40,7 +43,7 @@ from sitesim.analysis.continuation import (
 )
 from sitesim.analysis.population import PopulationAnalysis
 from sitesim.analysis.tables import _num as _table_num
-from sitesim.workload.calendar import Warp
+from sitesim.workload.calendar import Warp, cycle_signature
 
 FORMAT = "sitesim-population"
 FORMAT_VERSION = 1
@@ -69,10 +72,26 @@ def _user_batches(pa: PopulationAnalysis) -> list[tuple[int, int]]:
     return bounds
 
 
+def _gap_weights(pa: PopulationAnalysis) -> NDArray[np.int64]:
+    """The weekly cycle of submissions inside batches (each gap's end), which the gaps
+    are measured and laid down in; a log without such submissions: the session starts'.
+
+    Why not the session starts' cycle: a batch goes on at night far more than sessions
+    begin then (CTC-SP2: 37% of in-session jobs at night, 30% of session starts), so
+    gaps laid down at the session-start rate stretched at night, and broke the night's
+    batches into pieces (docs/population.md, "Gaps in the cycle of batches")."""
+    ends = [b for u in pa.users for _, b in u.gap_pairs]
+    if not ends:
+        return pa.session_starts.weekly
+    return cycle_signature(ends, pa.clock).weekly
+
+
 def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: int, provenance: dict[str, Any]) -> dict[str, Any]:
     """The JSON-able fitted population of ``pa``."""
     curve = continuation_curve(pa.batch_response, pa.batch_continued, RESPONSE_EDGES)
     warp = Warp(pa.clock, pa.session_starts.weekly)
+    gap_weights = _gap_weights(pa)
+    gap_warp = Warp(pa.clock, gap_weights)
     users = []
     for u, (lo, hi) in zip(pa.users, _user_batches(pa), strict=True):
         offset = 0.0
@@ -86,11 +105,12 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "jobs": u.jobs,
                 "widths": list(u.widths),
                 "gaps": _nums(u.gaps),
-                "gaps_operational": _nums(warp.forward(b) - warp.forward(a) for a, b in u.gap_pairs),
+                "gaps_operational": _nums(gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs),
                 "thinks": _nums(u.thinks),
                 "absences": _nums(warp.forward(b) - warp.forward(a) for a, b in u.session_breaks),
                 "runs": [[s, _num(r), k] for s, r, k in u.runs],
                 "jobs_in_order": [[s, _num(r)] for s, r in u.jobs_in_order],
+                "waits_in_order": _nums(u.waits_in_order),
                 "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),
             }
@@ -114,6 +134,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "min_observations": MIN_OBSERVATIONS,
         "batches": "resampled",
         "session_start_weights": [int(v) for v in pa.session_starts.weekly],
+        "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),
         "users": users,
         "measured": measured,

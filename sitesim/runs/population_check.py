@@ -19,8 +19,9 @@ from typing import Any
 from sitesim.errors import InputError
 from sitesim.limits import MAX_BATCH_JOBS, MAX_NODES, MAX_TABLE_SECONDS
 
-#: Per-user lists of seconds a run draws from (think times, gaps, absences).
-_SECONDS = ("thinks", "gaps", "gaps_operational", "absences")
+#: Per-user lists of seconds a run draws from (think times, gaps, absences, the log's
+#: waits that ``hold`` serves again).
+_SECONDS = ("thinks", "gaps", "gaps_operational", "absences", "waits_in_order")
 #: Per-user lists of jobs, ``[size, runtime, ...]``.
 _JOBS = ("runs", "jobs_in_order")
 

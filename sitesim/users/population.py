@@ -18,7 +18,8 @@ real user once and ``-u`` scales the population). The user
    next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`),
    laid down in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
-   the next one; gaps inside a batch are laid down the same way;
+   the next one; gaps inside a batch are laid down the same way, in the cycle of the
+   log's submissions inside batches (docs/population.md, "Gaps in the cycle of batches");
 4. submits its own jobs (size clipped to the machine, runtime; planned batches draw
    distinct jobs with their repetitions).
 
@@ -103,10 +104,10 @@ class Deck:
 
 class OperationalReaction:
     """A fitted user's reaction inside a batch (``"gaps": "reacting"``): one of its think
-    times, laid down from the batch's last end in operational time of the weekly cycle,
-    as its gaps are. Why operational: a reaction in real time, tried first, took batches
-    up at night as fast as by day, and the night share of in-session jobs left its rule
-    at KTH-SP2 and LANL-CM5 (docs/population.md, "Reacting inside a batch")."""
+    times, laid down from the batch's last end in operational time of the gaps' weekly
+    cycle, as its gaps are. Why operational: a reaction in real time, tried first, took
+    batches up at night as fast as by day, and the night share of in-session jobs left
+    its rule at KTH-SP2 and LANL-CM5 (docs/population.md, "Reacting inside a batch")."""
 
     __slots__ = ("thinks", "when", "warp")
 
@@ -155,8 +156,9 @@ class PopulationUser:
         self._program = 0
         self._left = 0
         self._current: tuple[int, int, int] = (0, 0, 0)
-        #: The jobs of the resampled batch being submitted, last first.
-        self._planned: list[tuple[int, int]] = []
+        #: The jobs of the resampled batch being submitted, last first: (size, runtime,
+        #: wait in the log).
+        self._planned: list[tuple[int, int, int]] = []
         #: Where the user reports its sessions (docs/metrics.md, "User productivity").
         self.sessions = sessions
         #: Resampled tables: the user's absences, opening and later batches, dealt.
@@ -199,10 +201,12 @@ class PopulationUser:
         p = self.profile
         when = self.when
         warp = self.population.warp
+        # Gaps inside a batch follow the cycle of the log's in-batch submissions.
+        gap_warp = self.population.gap_warp or warp
         waited: Job | None = None
         position = 0
         decks = self._decks
-        react = OperationalReaction(p.thinks, when, warp) if self.population.reacting else None
+        react = OperationalReaction(p.thinks, when, gap_warp) if self.population.reacting else None
         while True:
             position += 1
             if decks is not None:
@@ -213,14 +217,14 @@ class PopulationUser:
                 laid = iter(gaps)
 
                 def gap() -> int:
-                    return _laid_down(warp, float(env.now), next(laid))
+                    return _laid_down(gap_warp, float(env.now), next(laid))
 
                 make = self._next_job
             else:
                 width = max(1, _pick(p.widths, when.random()))
 
                 def gap() -> int:
-                    return _laid_down(warp, float(env.now), _pick(p.gaps, when.random()))
+                    return _laid_down(gap_warp, float(env.now), _pick(p.gaps, when.random()))
 
                 make = self._make_job
             batch = yield from submit_batch(site, width, gap, make, waited, self.max_jobs, self.sessions, react)
@@ -240,11 +244,13 @@ class PopulationUser:
     def _next_job(self, now: int, waited: Job | None) -> Job:
         """The next job of a resampled batch; a job unlike the previous one is a new
         program (a repetition run is a row of identical jobs, as the fit counts them)."""
-        size, runtime = self._planned.pop()
+        size, runtime, wait = self._planned.pop()
         if (size, runtime) != self._current[:2]:
             self._program += 1
             self._current = (size, runtime, 1)
-        return self._job(now, waited, size, runtime)
+        job = self._job(now, waited, size, runtime)
+        job.recorded_wait = wait
+        return job
 
     def _make_job(self, now: int, waited: Job | None) -> Job:
         if self._left <= 0:

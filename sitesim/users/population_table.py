@@ -48,9 +48,10 @@ FORMAT = "sitesim-population"
 #: holds no further session in its visit (as every user of such a log did).
 UNOBSERVED: dict[str, tuple[Any, ...]] = {"gaps_operational": (0.0,), "thinks": (0.0,), "absences": ()}
 
-#: One batch of the log: its jobs' (size, runtime) in order, and the gaps between them
-#: (operational seconds; one fewer than the jobs).
-Batch = tuple[tuple[tuple[int, int], ...], tuple[float, ...]]
+#: One batch of the log: its jobs' (size, runtime, wait in the log; -1 if the table
+#: has no waits) in order, and the gaps between them (operational seconds; one fewer
+#: than the jobs).
+Batch = tuple[tuple[tuple[int, int, int], ...], tuple[float, ...]]
 
 
 #: How users treat the gaps inside a batch (the table's ``gaps`` key): kept, or taken up
@@ -95,6 +96,10 @@ class FittedPopulation:
     #: Whether users react to their jobs' ends inside a batch (``"gaps": "reacting"``;
     #: else the gaps are kept, ``"fixed"``): see the module docstring.
     reacting: bool = False
+    #: The operational time gaps inside a batch are laid down in: the weekly cycle of
+    #: the log's submissions inside batches (``gap_weights``); tables without the key,
+    #: the session starts' (``warp``).
+    gap_warp: Warp | None = None
 
     @classmethod
     def load(cls, path: str | Path, largest: int) -> FittedPopulation:
@@ -192,6 +197,7 @@ class FittedPopulation:
             profiles=profiles,
             resampled=resampled,
             reacting=gaps == "reacting",
+            gap_warp=Warp(clock, data["gap_weights"]) if "gap_weights" in data else None,
         )
 
     def users(self) -> int:
@@ -203,8 +209,13 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
 
     The table lists the user's jobs in submission order, the widths of its batches in
     order, the gaps inside them in order and its sessions' batch counts, so batch i
-    is the next ``widths[i]`` jobs with the next ``widths[i] - 1`` gaps."""
-    jobs = [(min(int(s), largest), max(1, round(float(r)))) for s, r in user["jobs_in_order"]]
+    is the next ``widths[i]`` jobs with the next ``widths[i] - 1`` gaps. Each job keeps
+    its wait in the log (``waits_in_order``, for the ``hold`` service; -1 without)."""
+    sized = user["jobs_in_order"]
+    waits = user.get("waits_in_order") or [-1] * len(sized)
+    if len(waits) != len(sized):
+        raise ValueError(f"user {user.get('user')}: waits_in_order and jobs_in_order differ in length")
+    jobs = [(min(int(s), largest), max(1, round(float(r))), round(float(w))) for (s, r), w in zip(sized, waits)]
     gaps = [float(g) for g in user["gaps_operational"]]
     widths = [int(w) for w in user["widths"]]
     if sum(widths) != len(jobs) or sum(widths) - len(widths) != len(gaps):

@@ -179,8 +179,15 @@ def test_the_table_keeps_each_users_jobs_in_order_and_its_sessions() -> None:
     assert data["batches"] == "resampled"
     u1 = data["users"][0]
     assert u1["jobs_in_order"] == [[1, 600], [1, 1000], [1, 100], [4, 60]]
+    assert u1["waits_in_order"] == [0, 0, 40, 0]
     assert u1["session_batches"] == [2, 1]
-    profile = FittedPopulation.from_dict({**data, "min_observations": 1}, largest=8).profiles[0]
-    # the log's batches rebuilt whole: sessions open with batches 1 and 3
-    assert [jobs for jobs, _ in profile.first_batches] == [((1, 600),), ((4, 60),)]
-    assert [(jobs, len(gaps)) for jobs, gaps in profile.later_batches] == [(((1, 1000), (1, 100)), 1)]
+    # the one submission inside a batch (job 3, Monday 09:16) is the gaps' cycle
+    assert sum(data["gap_weights"]) == 1 and data["gap_weights"][9] == 1
+    population = FittedPopulation.from_dict({**data, "min_observations": 1}, largest=8)
+    profile = population.profiles[0]
+    # the log's batches rebuilt whole, each job with its wait: sessions open with batches 1 and 3
+    assert [jobs for jobs, _ in profile.first_batches] == [((1, 600, 0),), ((4, 60, 0),)]
+    assert [(jobs, len(gaps)) for jobs, gaps in profile.later_batches] == [(((1, 1000, 0), (1, 100, 40)), 1)]
+    # gaps are laid down in the cycle of in-batch submissions, not of session starts
+    assert population.gap_warp is not None
+    assert population.gap_warp.forward(10 * HOUR) != population.warp.forward(10 * HOUR)

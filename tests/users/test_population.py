@@ -62,7 +62,8 @@ def test_profiles_fall_back_to_pooled_observations() -> None:
 
 def run(users: int, data: dict[str, Any], days: int = 30, policy: str = "easy") -> tuple[Site, list[PopulationUser]]:
     env = simpy.Environment()
-    site = Site(env, Machine(16), make_scheduler(policy, 16))
+    scheduler = make_scheduler(policy, 16)
+    site = Site(env, Machine(16, scheduler.bounded), scheduler)
     pop = FittedPopulation.from_dict(data, largest=16)
     submitted: list[Any] = []
     site.observe(type("Obs", (), {"on_submit": lambda self, job: submitted.append(job)})())
@@ -163,6 +164,7 @@ def resampled_table(min_observations: int = 3) -> dict[str, Any]:
         "user": 1, "arrival": 0, "span": 20 * DAY, "jobs": 10,
         "widths": [1, 2, 1, 3, 1, 2], "gaps_operational": [5, 7, 9, 11],
         "jobs_in_order": [[1, 100], [2, 50], [2, 60], [4, 30], [1, 10], [1, 10], [1, 10], [8, 900], [2, 5], [2, 6]],
+        "waits_in_order": [0, 10, 20, 30, 0, 0, 0, 3600, 5, 6],
         "session_batches": [2, 1, 3],
         "thinks": [0, 60, 120, 300, 600], "absences": [3600, 7200, 10800, 14400, 86400],
         "runs": [[1, 100, 1], [2, 50, 1], [2, 60, 1], [4, 30, 1], [1, 10, 3], [8, 900, 1], [2, 5, 1], [2, 6, 1]],
@@ -180,20 +182,21 @@ def test_resampled_batches_are_the_users_own_whole_batches() -> None:
     pop = FittedPopulation.from_dict(resampled_table(), largest=16)
     assert pop.resampled
     busy, light = pop.profiles
-    # batch i: the next widths[i] jobs and widths[i] - 1 gaps; sessions open at batches 0, 2, 3
+    # batch i: the next widths[i] jobs (size, runtime, wait in the log) and widths[i] - 1
+    # gaps; sessions open at batches 0, 2, 3
     assert busy.first_batches == (
-        (((1, 100),), ()),
-        (((4, 30),), ()),
-        (((1, 10), (1, 10), (1, 10)), (7.0, 9.0)),
+        (((1, 100, 0),), ()),
+        (((4, 30, 30),), ()),
+        (((1, 10, 0), (1, 10, 0), (1, 10, 0)), (7.0, 9.0)),
     )
     assert busy.later_batches == (
-        (((2, 50), (2, 60)), (5.0,)),
-        (((8, 900),), ()),
-        (((2, 5), (2, 6)), (11.0,)),
+        (((2, 50, 10), (2, 60, 20)), (5.0,)),
+        (((8, 900, 3600),), ()),
+        (((2, 5, 5), (2, 6, 6)), (11.0,)),
     )
     # one job: its own batch at both positions (never everyone's: the pool is mostly
-    # frequent users' work), its size clipped to the machine
-    assert light.first_batches == light.later_batches == ((((16, 5000),), ()),)
+    # frequent users' work), its size clipped to the machine; a table without waits: -1
+    assert light.first_batches == light.later_batches == ((((16, 5000, -1),), ()),)
     # the busy user's own batches however few, whatever the minimum of observations
     own = FittedPopulation.from_dict(resampled_table(min_observations=5), largest=16).profiles[0]
     assert (own.first_batches, own.later_batches) == (busy.first_batches, busy.later_batches)
@@ -219,6 +222,10 @@ def test_resampled_batches_must_line_up() -> None:
     with pytest.raises(ValueError, match="do not add up"):
         FittedPopulation.from_dict(data, largest=16)
     data = resampled_table()
+    data["users"][0]["waits_in_order"] = [0, 1]
+    with pytest.raises(ValueError, match="waits_in_order and jobs_in_order differ"):
+        FittedPopulation.from_dict(data, largest=16)
+    data = resampled_table()
     data["users"][1].update(widths=[], jobs_in_order=[], session_batches=[])
     with pytest.raises(ValueError, match="no batches"):
         FittedPopulation.from_dict(data, largest=16)
@@ -241,10 +248,19 @@ def test_simulated_batches_are_whole_batches_of_the_log() -> None:
             groups.append([])
         groups[-1].append(job)
     assert len(groups) > 20
-    assert all(tuple((j.size, j.runtime) for j in g) in batches for g in groups)
+    # each job with the wait it had in the log (for the log's service, ``hold``)
+    assert all(tuple((j.size, j.runtime, j.recorded_wait) for j in g) in batches for g in groups)
     # and a session's first batch is one of the user's session-opening batches
     opening = {jobs for jobs, _gaps in pop.profiles[0].first_batches}
-    assert all(tuple((j.size, j.runtime) for j in g) in opening for g in groups if g[0].preceding < 0)
+    assert all(tuple((j.size, j.runtime, j.recorded_wait) for j in g) in opening for g in groups if g[0].preceding < 0)
+
+
+def test_under_the_logs_service_every_job_waits_as_it_did_in_the_log() -> None:
+    site, _users = run(2, resampled_table(), days=20, policy="hold")
+    started = [j for j in site.jobs if j.start >= 0]  # type: ignore[attr-defined]
+    assert len(started) > 20 and any(j.recorded_wait > 0 for j in started)
+    # the light user's table has no waits (-1): its job starts at once
+    assert all(j.wait == max(0, j.recorded_wait) for j in started)
 
 
 def test_a_deck_deals_every_value_once_a_round() -> None:
@@ -280,7 +296,7 @@ def test_resampled_users_deal_their_session_opening_batches() -> None:
         if job.preceding < 0 and (last is None or last.preceding >= 0 or job.submit - last.submit > 60):
             firsts.append(())
         if job.preceding < 0:
-            firsts[-1] += ((job.size, job.runtime),)
+            firsts[-1] += ((job.size, job.runtime, job.recorded_wait),)
         last = job
     assert len(firsts) >= 9
     for k in range(0, len(firsts) - 2, 3):
