@@ -20,9 +20,10 @@ import simpy
 COMPLETION = 0
 #: A job is submitted, and user processes react to completions.
 SUBMISSION = 1
-#: A timer a scheduler set on a running job rings (e.g. a trial run's length elapsed):
-#: after the completions of the instant (a job ending just then has no use for it),
-#: before the pass that acts on it.
+#: A timer a scheduler set on a running job rings (e.g. a trial run's length elapsed),
+#: or a wake-up it asked for comes (``Control.wake``: a held job's release): after the
+#: completions of the instant (a job ending just then has no use for it), before the
+#: pass that acts on it.
 TIMER = 1
 #: The scheduler's pass, after everything else that happened at the same time.
 SCHEDULING = 2
