@@ -4,7 +4,8 @@ For SDSC-SP2, CTC-SP2, KTH-SP2, LANL-CM5 and SDSC-BLUE (in ``$SITESIM_TRACES`` o
 
 1. ``sitesim fit`` the log;
 2. simulate the fitted site under the log's own service (``hold``: every job gets the
-   wait it had in the log), under EASY and under FCFS, 5 seeds each, for the log's
+   wait it had in the log), the same waits on the machine (``hold:easy``), EASY and
+   FCFS, 5 seeds each, for the log's
    duration, on its machine, with its users (exact estimates, the simulator's default);
 3. measure each simulated trace with the same analysis as the log and compare
    (means with 95% Student-t confidence intervals over the seeds);
@@ -15,7 +16,7 @@ For SDSC-SP2, CTC-SP2, KTH-SP2, LANL-CM5 and SDSC-BLUE (in ``$SITESIM_TRACES`` o
    simulate it under EASY with the same seeds and compare (``--skip-reacting``: not).
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5]``. Takes
-about 20 minutes on a shared 2-core machine (LANL-CM5 and SDSC-BLUE, the larger logs,
+about 30 minutes on a shared 2-core machine (LANL-CM5 and SDSC-BLUE, the larger logs,
 two thirds of it; the fits with users reacting about a fifth). Writes
 docs/validation.md and docs/figures/validation_hourly.png;
 ``--save FILE`` also keeps the measured results, and ``--load FILE`` writes the
@@ -476,8 +477,8 @@ def document(results: dict[str, Any], seeds: int) -> str:
         lines += no_wait_document(results[NO_WAIT_LOG], seeds)
     lines += [
         "",
-        "The script takes about 20 minutes on the project's shared 2-core machine, by its",
-        "load (20.4 minutes with another experiment running beside it; the two larger logs,",
+        "The script takes about 30 minutes on the project's shared 2-core machine, by its",
+        "load (29.1 minutes with another experiment running beside it; the two larger logs,",
         "LANL-CM5 and SDSC-BLUE, two thirds of it; the fits with users reacting about a",
         "fifth); the same seeds give the same document byte for byte.",
         "",
@@ -500,7 +501,7 @@ def machine_document(results: dict[str, Any]) -> list[str]:
         "the log):",
         "",
         "| log | time above the machine | node-seconds above it | peak / machine size"
-        " | `hold:easy` mean wait (s) | `hold:easy` rules every seed meets | `hold:easy` misses |",
+        " | `hold:easy` mean wait (s) | `hold:easy` rules every seed meets | `hold:easy` rules some seed misses (mean) |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     for n in names:
@@ -644,7 +645,15 @@ def reacting_document(results: dict[str, Any]) -> list[str]:
 #: What the table of the log's service against the machine showed (rewrite it when the
 #: model changes).
 MACHINE_VERDICT = [
-    "MACHINE VERDICT TO WRITE",
+    "The log's service runs above the machine a fifth to a third of the time, with 13% to",
+    "20% of its node-seconds above it and peaks of 3.5 to 14 times the machine (14 at",
+    "LANL-CM5). On the machine, the log's waits come with EASY's on top: mean waits 1.3",
+    "to 2.7 times the log's, and the rules follow",
+    "the waits, sessions longer in hours where they grew most and utilisation lower where",
+    "users gave up sooner; 43 of the 50 rules. So no service here reproduces the log's",
+    "waits on the log's machine: they came from the log's own queue, scheduler and",
+    "history. The split stands: the users are validated with their waits given (above),",
+    "and what a scheduler does to them is the site-level model's prediction (below).",
 ]
 
 
