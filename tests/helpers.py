@@ -87,7 +87,7 @@ def run_jobs(
     """
     env = simpy.Environment()
     policy = make_scheduler(scheduler, nodes) if isinstance(scheduler, str) else scheduler
-    site = Site(env, Machine(nodes, policy.bounded), policy)
+    site = Site(env, Machine(nodes), policy)
     recorder = Recorder(nodes)
     site.observe(recorder)
     for observer in observers:

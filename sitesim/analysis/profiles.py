@@ -10,7 +10,9 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   user's next one, in *operational* time of the weekly session-start cycle
   (:class:`~sitesim.workload.calendar.Warp`), so a simulated absence laid down from
   any hour lands on the log's hours and weekdays; ``gaps_operational``: the gaps inside
-  batches, measured the same way (long gaps otherwise carry batches into the night);
+  batches, measured in operational time of their own cycle, that of the log's
+  submissions inside batches (``gap_weights``; long gaps in real time carry daytime
+  batches into the night, and the session starts' cycle stretched night batches apart);
 - ``runs``: (size, runtime, repetitions) of each distinct job;
 - ``jobs_in_order`` and ``session_batches``: every job's (size, runtime) in submission
   order and the number of batches of each session, so the user's batches can be
@@ -20,9 +22,10 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   service, docs/validation.md);
 - ``continue_offset``: the user's own log-odds offset on the site's continuation curve.
 
-Beside them: the clock, the 168 hourly weights of session starts, the continuation
-curve against response time, the log's duration and machine size, what the log measured
-(the validation's reference) and provenance. Same input, same bytes.
+Beside them: the clock, the 168 hourly weights of session starts and of submissions
+inside batches, the continuation curve against response time, the log's duration and
+machine size, what the log measured (the validation's reference) and provenance. Same
+input, same bytes.
 """
 
 from __future__ import annotations

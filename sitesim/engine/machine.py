@@ -11,7 +11,7 @@ class Machine:
 
     Unless ``bounded`` is false: a service that is not a scheduler (every job given the
     wait it had in a log, sitesim/schedulers/hold.py) runs jobs whatever the nodes, and
-    ``free`` may then go below zero.
+    ``free`` may then go below zero. The site sets it from its scheduler's ``bounded``.
     """
 
     nodes: int

@@ -8,7 +8,8 @@ replay, simulated users) only call :meth:`Site.submit`.
 Schedulers that preempt (timed-run scheduling, docs/trial-runs.md) get a
 :class:`Control` through ``scheduler.bind``: ``kill`` frees a running job's nodes at
 once (so the same pass can start other jobs on them) and ``timer`` asks for a call back
-after some seconds of a run. A killed run's completion event stays queued; the run
+after some seconds of a run; ``wake`` asks for a pass at a later time (a policy that
+holds jobs until a release time, sitesim/schedulers/hold.py). A killed run's completion event stays queued; the run
 token on the job (``job.run_token``, the pending completion event) tells the stale
 event apart. Policies that never kill pay one attribute store per start and one
 identity test per end.
@@ -41,9 +42,10 @@ class SiteObserver(Protocol):
 
 
 class Control:
-    """What a scheduler may do to running jobs besides starting them.
+    """What a scheduler may do besides starting jobs: kill a running one, time one, or
+    ask for a later pass.
 
-    A separate object, not the site itself, so that a policy gets exactly these two
+    A separate object, not the site itself, so that a policy gets exactly these three
     powers and nothing else of the engine.
     """
 
@@ -75,6 +77,8 @@ class Control:
         """Hold a scheduling pass ``seconds`` from now, whatever else happens by then:
         for a policy whose decisions change with the clock alone (a job held until a
         release time, sitesim/schedulers/hold.py)."""
+        if seconds < 0:
+            raise ValueError(f"a wake-up cannot be in the past ({seconds} s)")
         At(self._site.env, seconds, TIMER, self._site._wake)
 
 
@@ -83,6 +87,8 @@ class Site:
 
     def __init__(self, env: simpy.Environment, machine: Machine, scheduler: Scheduler) -> None:
         self.env = env
+        # Only a policy that says it does not share out nodes may exceed the machine.
+        machine.bounded = scheduler.bounded
         self.machine = machine
         self.scheduler = scheduler
         self._submit_hooks: list[JobHook] = []

@@ -47,7 +47,7 @@ class RunAssembly:
         self.env = simpy.Environment()
         self.scheduler = scheduler
         self.nodes = nodes
-        self.site = Site(self.env, Machine(nodes, scheduler.bounded), scheduler)
+        self.site = Site(self.env, Machine(nodes), scheduler)
         self.metrics = RunMetrics.with_threshold(
             nodes, scheduler.short_job_threshold, load_over_window=load_over_window
         )

@@ -26,6 +26,21 @@ _SECONDS = ("thinks", "gaps", "gaps_operational", "absences", "waits_in_order")
 _JOBS = ("runs", "jobs_in_order")
 
 
+#: Weekly cycles (168 hourly weights) that operational time is laid down in.
+_CYCLES = ("session_start_weights", "gap_weights")
+
+
+def _check_cycle(weights: Any, where: str, key: str) -> None:
+    """168 non-negative weights, not all zero (each hour's share of the week)."""
+    if not isinstance(weights, list) or len(weights) != 168:
+        raise InputError("must be a list of 168 hourly weights (Monday 00:00 first)", path=where, field=key)
+    for j, value in enumerate(weights):
+        if not _within(value, 0, math.inf):
+            raise InputError(f"{value!r} is not a non-negative weight", path=where, field=f"{key}[{j}]")
+    if not any(weights):
+        raise InputError("every hour has weight 0: the week has no operational time", path=where, field=key)
+
+
 def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
     """Every number of a JSON value, with where it is (``users[3].continue_offset``)."""
     if isinstance(value, bool):
@@ -65,6 +80,10 @@ def check_population_file(path: str | Path) -> None:
         if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 1:
             raise InputError(f"must be a whole number of at least 1, got {minimum!r}", path=where,
                              field="min_observations")
+    if isinstance(data, dict):
+        for key in _CYCLES:
+            if key in data:
+                _check_cycle(data[key], where, key)
     users = data.get("users") if isinstance(data, dict) else None
     if not isinstance(users, list):
         return

@@ -163,10 +163,17 @@ def simulate_starts(
         scheduler = build_scheduler(chosen, nodes)
     except InputError as exc:
         raise InputError(exc.message, field="--start-policy") from None
+    if not scheduler.bounded:
+        # The log's own waits are what is missing: a service that replays them has none.
+        raise InputError(
+            f"{chosen!r} does not share out nodes (the log's service), so it cannot simulate"
+            " the starts a log lacks; name a scheduler, e.g. easy",
+            field="--start-policy",
+        )
     check_machine(scheduler, nodes)
     result = StartReplay(policy=chosen, policy_from=origin, nodes=nodes)
     env = simpy.Environment()
-    site = Site(env, Machine(nodes, scheduler.bounded), scheduler)
+    site = Site(env, Machine(nodes), scheduler)
     site.observe(_Starts(result.starts))
     with SwfReader(path, skip_malformed=skip_malformed) as reader:
         source = _Replayable(reader, result.left_out)

@@ -3,7 +3,9 @@
 A scheduler knows its queue and the nodes, nothing about users or runtimes: it is told
 about arrivals and ends, and in each pass it answers "which waiting jobs start now?".
 It sees only each job's ``size`` and ``estimate`` (never the real runtime), exactly the
-information a production scheduler has. The site performs the allocation.
+information a production scheduler has (with one exception that is not a production
+policy: the log's service, ``hold``, reads the wait a fitted job had in its log). The
+site performs the allocation.
 
 A new policy is one class with a ``name`` and ``@register``; the CLI, site files and
 sweeps find it through :func:`make_scheduler`, by ``NAME`` or ``NAME:ARG`` (as estimate
@@ -21,7 +23,8 @@ from sitesim.workload.job import Job
 
 
 class Control(Protocol):
-    """What a scheduler may do to running jobs besides starting them.
+    """What a scheduler may do besides starting jobs (kill or time a running one, ask
+    for a later pass).
 
     The site provides it (:class:`sitesim.engine.site.Control`); a composite scheduler
     may hand its parts a wrapper that keeps its own accounting right.
@@ -90,6 +93,13 @@ class Scheduler(ABC):
         that some partition's routing rule accepts.
         """
         return job.size <= self.nodes
+
+    @property
+    def waiting(self) -> int:
+        """Jobs submitted and not started: the queue, and any a policy keeps apart from it
+        (``hold`` keeps its held jobs out of its base's queue). A composite scheduler asks
+        this, not ``len(queue)``, whether a part has anything to do."""
+        return len(self.queue)
 
     @property
     def bounded(self) -> bool:

@@ -10,18 +10,21 @@ as much as by its own behaviour. A fitted user's resampled job carries the wait 
 in the log (``Job.recorded_wait``), and this policy gives it back:
 
 - ``hold`` starts every job exactly its recorded wait after its submission, whatever
-  the nodes: a service model, not a scheduler (the machine is not ``bounded``; at the
-  log's load the nodes in use pass the machine's size now and then, as resampled
-  batches land where the log had others). What it validates is the users: served as
-  in the log, do they submit the log's work, sessions and cycle? A job without a
-  recorded wait (``-1``) starts at once.
+  the nodes: a service model, not a scheduler (the machine is not ``bounded``; on the
+  fitted sites the nodes in use pass the machine's size a fifth to a third of the
+  time, as resampled batches land where the log had others: docs/validation.md). What
+  it validates is the users: served as in the log, do they submit the log's work,
+  sessions and cycle? A job without a recorded wait (``-1``) starts at once.
 - ``hold:BASE`` (``hold:easy``, ...) releases each job to the base policy its recorded
   wait after submission, and the base starts it when it fits on the real nodes: a job
-  released onto a busy machine waits longer than in the log. Over users or a trace
-  that carry no waits it is the base policy itself.
+  released onto a busy machine waits longer than in the log. The base sees the job
+  arrive at its release (its age, for ``multifactor``, and its user's last contact,
+  for ``creasy``, count from then). Over users that carry no waits it is the base
+  policy itself.
 
-Release times are not in the SWF trace a run writes, so replaying that trace under
-``hold`` gives every job no wait (or, with a base, is the base policy).
+A trace replay carries each record's wait (SWF field 3) as its recorded wait, so
+``hold`` replays any schedule exactly, a site-level run's own trace among them
+(tested).
 """
 
 from __future__ import annotations
@@ -70,8 +73,12 @@ class HoldScheduler(Scheduler):
         return self.name if self.base is None else f"{self.name}:{self.base.spec}"
 
     @property
+    def waiting(self) -> int:
+        return len(self.held) + len(self.queue)
+
+    @property
     def bounded(self) -> bool:
-        return self.base is not None
+        return self.base is not None and self.base.bounded
 
     def bind(self, control: Control) -> None:
         self.control = control

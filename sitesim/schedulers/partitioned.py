@@ -231,7 +231,7 @@ class PartitionedScheduler(Scheduler):
             raise RuntimeError(f"machine has {free} free nodes, partitions {self.free}")
         started: list[Job] = []
         for i, part in enumerate(self.parts):
-            if not part.queue:
+            if not part.waiting:
                 continue
             jobs = part.schedule(now, self.free[i])
             if not jobs:
@@ -256,7 +256,7 @@ class PartitionedScheduler(Scheduler):
                 "routed": s.submitted,
                 "started": started,
                 "ended": s.completed,
-                "queued_at_end": len(part.queue),
+                "queued_at_end": part.waiting,
                 "mean_wait": s.mean(s.sum_wait),
                 "utilization": s.used_work / (spec.nodes * window) if window else 0.0,
                 **part.report(window),

@@ -212,7 +212,9 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
     is the next ``widths[i]`` jobs with the next ``widths[i] - 1`` gaps. Each job keeps
     its wait in the log (``waits_in_order``, for the ``hold`` service; -1 without)."""
     sized = user["jobs_in_order"]
-    waits = user.get("waits_in_order") or [-1] * len(sized)
+    waits = user.get("waits_in_order")
+    if waits is None:
+        waits = [-1] * len(sized)
     if len(waits) != len(sized):
         raise ValueError(f"user {user.get('user')}: waits_in_order and jobs_in_order differ in length")
     jobs = [(min(int(s), largest), max(1, round(float(r))), round(float(w))) for (s, r), w in zip(sized, waits)]

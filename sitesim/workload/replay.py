@@ -90,4 +90,6 @@ def job_from_record(
     )
     if failures and record.status == STATUS_FAILED and not killed_at_limit:
         job.failed = True
+    # What the log's service (``-s hold``) gives it again; other policies never read it.
+    job.recorded_wait = int(record.wait_time)
     return job

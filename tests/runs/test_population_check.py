@@ -99,3 +99,27 @@ def test_a_log_at_the_time_limit_fits_and_runs(tmp_path: Path) -> None:
     log.write_text("\n".join(lines) + "\n")
     assert main(["fit", str(log), "-o", str(tmp_path / "site")]) == 0
     assert main(["--site", str(tmp_path / "site" / "site.toml"), "--duration", "0.5"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("gap_weights", [1] * 167, "gap_weights: must be a list of 168"),
+        ("gap_weights", [1] * 167 + [-2], "gap_weights[167]: -2 is not a non-negative weight"),
+        ("gap_weights", [0] * 168, "gap_weights: every hour has weight 0"),
+        ("session_start_weights", "daily", "session_start_weights: must be a list of 168"),
+    ],
+)
+def test_damaged_weekly_cycles_are_refused(fitted: Path, tmp_path: Path, key: str, value: Any, message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("site.toml", "empirical.json"):
+        (site / name).write_bytes((fitted / name).read_bytes())
+    document = json.loads((fitted / "population.json").read_text())
+    assert key in document
+    document[key] = value
+    (site / "population.json").write_text(json.dumps(document))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err

@@ -62,8 +62,7 @@ def test_profiles_fall_back_to_pooled_observations() -> None:
 
 def run(users: int, data: dict[str, Any], days: int = 30, policy: str = "easy") -> tuple[Site, list[PopulationUser]]:
     env = simpy.Environment()
-    scheduler = make_scheduler(policy, 16)
-    site = Site(env, Machine(16, scheduler.bounded), scheduler)
+    site = Site(env, Machine(16), make_scheduler(policy, 16))
     pop = FittedPopulation.from_dict(data, largest=16)
     submitted: list[Any] = []
     site.observe(type("Obs", (), {"on_submit": lambda self, job: submitted.append(job)})())
@@ -301,3 +300,20 @@ def test_resampled_users_deal_their_session_opening_batches() -> None:
     assert len(firsts) >= 9
     for k in range(0, len(firsts) - 2, 3):
         assert sorted(firsts[k:k + 3]) == sorted(opening)
+
+
+def test_gaps_inside_a_batch_are_laid_down_in_the_cycle_of_batches() -> None:
+    data = resampled_table()
+    data["users"] = data["users"][:1]
+
+    def submits(table: dict[str, Any]) -> list[tuple[int, int]]:
+        site, _users = run(1, table, days=20)
+        return [(j.submit, j.size) for j in site.jobs]  # type: ignore[attr-defined]
+
+    without = submits(data)
+    # the session starts' cycle given again as the gaps': the same draws, the same trace
+    assert submits({**data, "gap_weights": list(data["session_start_weights"])}) == without
+    # a cycle of batches busy only on Monday mornings stretches every other hour's gaps
+    mornings = [50 if h < 12 else 0 for h in range(168)]
+    moved = submits({**data, "gap_weights": mornings})
+    assert moved != without and len(moved) > 20
