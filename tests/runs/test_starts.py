@@ -123,6 +123,11 @@ def test_unknown_start_policy_is_one_line(tmp_path: Path, capsys: pytest.Capture
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--start-policy" in err and "nope" in err
     assert not (tmp_path / "site").exists()
+    # the log's service has no waits to give a log without them
+    assert main(["fit", str(log), "-o", str(tmp_path / "site"), "--start-policy", "hold"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--start-policy" in err and "does not share out nodes" in err
+    assert not (tmp_path / "site").exists()
 
 
 @pytest.mark.traces
