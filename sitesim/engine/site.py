@@ -9,10 +9,10 @@ Schedulers that preempt (timed-run scheduling, docs/trial-runs.md) get a
 :class:`Control` through ``scheduler.bind``: ``kill`` frees a running job's nodes at
 once (so the same pass can start other jobs on them) and ``timer`` asks for a call back
 after some seconds of a run; ``wake`` asks for a pass at a later time (a policy that
-holds jobs until a release time, sitesim/schedulers/hold.py). A killed run's completion event stays queued; the run
-token on the job (``job.run_token``, the pending completion event) tells the stale
-event apart. Policies that never kill pay one attribute store per start and one
-identity test per end.
+holds jobs until a release time, sitesim/schedulers/hold.py). A killed run's
+completion event stays queued; the run token on the job (``job.run_token``, the
+pending completion event) tells the stale event apart. Policies that never kill pay one
+attribute store per start and one identity test per end.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ in the log (``Job.recorded_wait``), and this policy gives it back:
   policy itself.
 
 A trace replay carries each record's wait (SWF field 3) as its recorded wait, so
-``hold`` replays any schedule exactly, a site-level run's own trace among them
-(tested).
+``hold`` replays any schedule exactly (tested on EASY's), a site-level run's own trace
+among them.
 """
 
 from __future__ import annotations

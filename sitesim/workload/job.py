@@ -54,8 +54,9 @@ class Job:
     #: The site's token for the current run (its pending completion event); None when
     #: not running. A completion whose token is stale belongs to a killed run.
     run_token: Any = field(default=None, repr=False)
-    #: The wait this job had in the log it reproduces (SWF field 3 of a fitted user's
-    #: resampled job), -1 if none: what ``hold`` serves it (sitesim/schedulers/hold.py).
+    #: The wait this job had in the log it reproduces (a fitted user's resampled job's
+    #: wait in its log, a replayed record's SWF field 3), -1 if none: what ``hold``
+    #: serves it (sitesim/schedulers/hold.py); no other policy reads it.
     recorded_wait: int = -1
 
     @property
