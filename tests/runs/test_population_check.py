@@ -51,19 +51,29 @@ DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(DAMAGE))
-def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
-    change, message = DAMAGE[case]
+def _damaged_copy(fitted: Path, tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """The fitted site copied into ``tmp_path/site`` with its population.json changed."""
     site = tmp_path / "site"
     site.mkdir()
     for name in ("site.toml", "empirical.json"):
         (site / name).write_bytes((fitted / name).read_bytes())
     document = json.loads((fitted / "population.json").read_text())
-    if not document["users"][0].get("thinks"):
-        document["users"][0]["thinks"] = [60.0]
     change(document)
     (site / "population.json").write_text(json.dumps(document))
+    return site
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    change, message = DAMAGE[case]
+
+    def damage(document: dict[str, Any]) -> None:
+        if not document["users"][0].get("thinks"):
+            document["users"][0]["thinks"] = [60.0]
+        change(document)
+
+    site = _damaged_copy(fitted, tmp_path, damage)
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "population.json: users[0]." in err and message in err, err
@@ -72,13 +82,7 @@ def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str
 @pytest.mark.parametrize("minimum", [0, -3, 1.5, True, "2"])
 def test_min_observations_below_one_is_refused(fitted: Path, tmp_path: Path, minimum: Any,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    for name in ("site.toml", "empirical.json"):
-        (site / name).write_bytes((fitted / name).read_bytes())
-    document = json.loads((fitted / "population.json").read_text())
-    document["min_observations"] = minimum
-    (site / "population.json").write_text(json.dumps(document))
+    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__("min_observations", minimum))
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "population.json: min_observations:" in err and "Traceback" not in err, err
@@ -112,14 +116,11 @@ def test_a_log_at_the_time_limit_fits_and_runs(tmp_path: Path) -> None:
 )
 def test_damaged_weekly_cycles_are_refused(fitted: Path, tmp_path: Path, key: str, value: Any, message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    for name in ("site.toml", "empirical.json"):
-        (site / name).write_bytes((fitted / name).read_bytes())
-    document = json.loads((fitted / "population.json").read_text())
-    assert key in document
-    document[key] = value
-    (site / "population.json").write_text(json.dumps(document))
+    def damage(document: dict[str, Any]) -> None:
+        assert key in document
+        document[key] = value
+
+    site = _damaged_copy(fitted, tmp_path, damage)
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
