@@ -18,43 +18,76 @@ from pathlib import Path
 from typing import Any
 
 from sitesim import __version__
-from sitesim.limits import MAX_LOAD_FACTOR, MAX_SECONDS, MIN_LOAD_FACTOR, years
+from sitesim.errors import InputError
+from sitesim.runs import options
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 
-def _checked(
-    convert: Callable[[str], Any], ok: Callable[[Any], bool], kind: str, rule: str
-) -> Callable[[str], Any]:
-    """An argparse ``type``: convert the text, then check it, with one-line messages."""
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (0 <= value <= 1 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a fraction in [0, 1], got {value}")
+    return value
+
+
+#: The subcommands: name, module whose ``main(argv)`` runs it, and its one-line summary
+#: (``sitesim -h`` lists them; each has its own ``-h``).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "fit": ("sitesim.runs.fit", "fit a living population and its site to an SWF log"),
+    "sweep": ("sitesim.sweep.cli", "run a parameter grid into a resumable CSV, or summarize one"),
+    "study": ("sitesim.study.cli", "compare policies on one site: site-level runs, replays, a report"),
+    "plot": ("sitesim.plot.cli", "draw a schedule (gantt) or its load over time"),
+    "convert": ("sitesim.workload.convert", "convert Slurm accounting (sacct) to SWF"),
+}
+
+
+def _option_type(o: options.Option) -> Callable[[str], Any]:
+    """An argparse ``type`` from an option's kind: read the text, then check it in the
+    option's unit, so a bad value is a one-line usage error naming the flag."""
 
     def parse(text: str) -> Any:
         try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"{rule}, got {value}")
+            value = o.kind.parse(text)
+            o.convert(value)  # checked now; converted when the configuration is built
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(exc.message) from None
         return value
 
+    parse.__name__ = o.name  # argparse names the type in some messages
     return parse
 
 
-_positive_int = _checked(int, lambda v: v >= 1, "a whole number", "must be at least 1")
-_positive_float = _checked(
-    float, lambda v: v > 0 and math.isfinite(v), "a number", "must be a positive finite number"
-)
-_load_factor = _checked(
-    float, lambda v: MIN_LOAD_FACTOR <= v <= MAX_LOAD_FACTOR, "a number",
-    f"must be a number in {MIN_LOAD_FACTOR:g}..{MAX_LOAD_FACTOR:g}",
-)
-_seed = _checked(int, lambda v: v >= 0, "a whole number", "seeds are non-negative")
-_days = _checked(
-    float, lambda v: 0 < v <= MAX_SECONDS / 86_400, "a number",
-    f"must be a positive number of days, at most {MAX_SECONDS // 86_400} ({years(MAX_SECONDS)})",
-)
-_fraction = _checked(
-    float, lambda v: 0 <= v <= 1 and math.isfinite(v), "a number", "must be a fraction in [0, 1]"
-)
+def add_option_arguments(parser: argparse.ArgumentParser, mode: str | None = None) -> None:
+    """One flag per declared run option (:mod:`sitesim.runs.options`): name, unit, help
+    and checks from the declaration. Every default is None, so that a flag not given
+    leaves the site file's or the mode's own default in place."""
+    for o in options.options(mode):
+        flags = [*([o.short] if o.short else []), o.flag, *("--" + a.replace("_", "-") for a in o.aliases
+                                                            if not a.endswith("_days"))]
+        text = options.describe(o).replace("%", "%%")
+        if isinstance(o.kind, options.Switch):
+            parser.add_argument(*flags, dest=o.name, action="store_true", default=None, help=text)
+            continue
+        extra: dict[str, Any] = {} if o.const is options._NO_DEFAULT else {"nargs": "?", "const": o.const}
+        action = parser.add_argument(*flags, dest=o.name, type=_option_type(o), metavar=o.kind.metavar,
+                                     help=text, **extra)
+        if o.name in _LATE_HELP:
+            parser.add_late_help(action, _LATE_HELP[o.name])  # type: ignore[attr-defined]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -80,21 +113,39 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+def _scheduler_help() -> str:
+    from sitesim.runs.policy import policy_help
+
+    return f"{options.describe(options.option('scheduler'))}. {policy_help()}".replace("%", "%%")
+
+
+def _estimates_help() -> str:
+    from sitesim.workload.estimates import estimate_models
+
+    models = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
+    return f"{options.describe(options.option('estimates'))}. {models}".replace("%", "%%")
+
+
 def _moldable_policy_help() -> str:
     from sitesim.moldable.gas import REQUEST_POLICIES
 
     return f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}".replace("%", "%%")
 
 
+#: Help texts that list a registry, written only when help is shown (see _Parser).
+_LATE_HELP: dict[str, Callable[[], str]] = {
+    "scheduler": _scheduler_help, "estimates": _estimates_help, "moldable_policy": _moldable_policy_help,
+}
+
+
 def _add_moldable_arguments(parser: _Parser) -> None:
-    """Moldable jobs (docs/moldable.md): replay replacement and adaptive users."""
+    """The moldable-replacement experiment of a replay (docs/moldable.md): settings of
+    that experiment, not run options, so they are not in the declaration."""
     parser.add_argument(
         "--moldable", type=_fraction, metavar="FRACTION",
         help="replay only: replace this share of the jobs by moldable ones sized at"
         " submission by --moldable-policy (docs/moldable.md)",
     )
-    policy = parser.add_argument("--moldable-policy", metavar="POLICY")
-    parser.add_late_help(policy, _moldable_policy_help)
     parser.add_argument(
         "--moldable-table", metavar="CSV",
         help="replay with --moldable: measured applications (application,processors,runtime)"
@@ -104,66 +155,31 @@ def _add_moldable_arguments(parser: _Parser) -> None:
         "--slice-days", type=_positive_float, metavar="DAYS",
         help="replay with --moldable: replay the log in slices of DAYS days (the paper: 30)",
     )
-    parser.add_argument(
-        "--adaptive", type=_fraction, metavar="FRACTION",
-        help="site-level: this share of the users submit moldable jobs sized by"
-        " --moldable-policy (docs/moldable.md)",
+
+
+def _commands_help() -> str:
+    width = max(map(len, COMMANDS))
+    return "commands (each with its own -h):\n" + "\n".join(
+        f"  sitesim {name:<{width}}  {summary}" for name, (_module, summary) in COMMANDS.items()
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sitesim.runs.policy import policy_help
-    from sitesim.workload.estimates import estimate_models
-
-    # Summaries are plain text; argparse would read a '%' in them as a format directive.
-    schedulers = policy_help()
-    estimates = "; ".join(f"{n}: {c.summary}" for n, c in sorted(estimate_models().items()))
-    schedulers, estimates = schedulers.replace("%", "%%"), estimates.replace("%", "%%")
     parser = _Parser(
         prog="sitesim",
-        usage="sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]",
+        usage="sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]\n"
+        "       sitesim {" + ",".join(COMMANDS) + "} ...",
         description=(
             "Site-level simulation of a parallel-job scheduler: simulated users submit "
             "batches of jobs and wait for them, so the workload reacts to the scheduler. "
             "With -c, replay an SWF trace instead (conventional open-model simulation)."
         ),
-        epilog="Exit status: 0 success, 2 usage error or bad input. Docs: docs/ in the source tree.",
+        epilog=_commands_help() + "\n\nExit status: 0 success, 2 usage error or bad input."
+        " Docs: docs/index.md in the source tree.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-d", "--debug", action="store_true", help="print every job event to stderr")
-    parser.add_argument(
-        "-c", "--conventional", metavar="SWF",
-        help="replay this SWF trace (.swf or .swf.gz) in the open model",
-    )
-    parser.add_argument("-u", "--users", type=_positive_int, metavar="N", help="number of users (default 10)")
-    parser.add_argument("-m", "--submittal", metavar="MODEL", help="users' submittal model (default batch)")
-    parser.add_argument("-w", "--workpool", metavar="POOL", help="users' workpool model (default plain)")
-    parser.add_argument(
-        "-s", "--scheduler", metavar="POLICY",
-        help=f"scheduling policy (default fcfs). {schedulers}",
-    )
-    parser.add_argument(
-        "--estimates", metavar="MODEL",
-        help=f"runtime estimates (default: trace in replay, exact otherwise). {estimates}",
-    )
-    parser.add_argument(
-        "--nodes", type=_positive_int, metavar="N",
-        help="machine size (default 128; in replay the trace header's MaxProcs/MaxNodes)",
-    )
-    parser.add_argument(
-        "--load-factor", type=_load_factor, default=1.0, metavar="X",
-        help="replay only: multiply inter-arrival times by 1/X (X > 1 raises the load)",
-    )
-    parser.add_argument(
-        "--feedback", nargs="?", const="absolute", choices=("absolute", "gap"), metavar="STARTS",
-        help="replay only: replay with feedback -- each batch waits for the batch its user"
-        " waited for, then the recorded think time; session starts keep their recorded"
-        " times (absolute, the default) or their gap after the previous batch (gap)"
-        " (docs/feedback-replay.md)",
-    )
-    parser.add_argument(
-        "--skip-malformed", action="store_true",
-        help="replay only: skip and count malformed SWF lines instead of stopping",
-    )
+    add_option_arguments(parser)
     parser.add_argument(
         "--partitions", type=Path, metavar="TOML",
         help="split the machine into the [[partitions]] of this TOML file (e.g."
@@ -171,27 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
         " replaces -s, and the machine size is their total (docs/partitions.md)",
     )
     parser.add_argument(
-        "--failures", choices=("trace", "none"), metavar="MODE",
-        help="replay only: trace (default) replays status-0 jobs as failing at their recorded"
-        " runtime; none counts them as completed (docs/failures.md)",
-    )
-    parser.add_argument("--seed", type=_seed, help="random seed, a non-negative integer (default 0)")
-    parser.add_argument(
         "--site", metavar="NAME|TOML",
         help="site-level: a shipped site by name (paper, the default; measured; closed;"
         " partitions) or a site file; other options override it (docs/fidelity.md)",
-    )
-    parser.add_argument(
-        "--duration", type=_days, metavar="DAYS",
-        help="site-level: simulated days (default 365; unlimited with --jobs alone)",
-    )
-    parser.add_argument(
-        "--jobs", type=_positive_int, metavar="N",
-        help="site-level: stop submitting after N jobs (and run until they end)",
-    )
-    parser.add_argument(
-        "--empirical", metavar="NAME",
-        help="site-level: empirical tables from empirical/NAME.json (default combined)",
     )
     parser.add_argument(
         "--out", type=Path, metavar="DIR",
@@ -202,39 +200,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _given(args: argparse.Namespace, mode: str) -> dict[str, Any]:
+    """The run options given on the command line, as a person gave them (days), checked
+    against the mode: an option of the other kind of run is a usage error."""
+    given = {o.name: getattr(args, o.name) for o in options.OPTIONS if getattr(args, o.name) is not None}
+    for name in given:
+        o = options.option(name)
+        if mode not in o.modes and not (name == "moldable_policy" and args.moldable is not None):
+            flag = o.short or o.flag
+            if mode == options.REPLAY:
+                raise _Usage(f"{flag} describes simulated users and cannot be combined with -c")
+            raise _Usage(f"{flag} applies to trace replay (-c) only")
+    return given
+
+
+class _Usage(Exception):
+    """A usage error found after parsing (printed by the parser, exit 2)."""
+
+
+def _stored(given: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Stored values (seconds) of the given options; errors name the flag."""
+    try:
+        return options.from_person({k: v for k, v in given.items() if k != "moldable_policy" or mode == options.SITE},
+                                   mode)
+    except InputError as exc:
+        o = options.option(exc.field or "")
+        raise InputError(exc.message, field=o.flag) from None
+
+
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
     from sitesim.schedulers.partitioned import PARTITIONED
 
-    for flag, value in (
-        ("-u", args.users), ("-m", args.submittal), ("-w", args.workpool), ("--site", args.site),
-        ("--duration", args.duration), ("--jobs", args.jobs), ("--empirical", args.empirical),
-        ("--adaptive", args.adaptive),
-    ):
-        if value is not None:
-            parser.error(f"{flag} describes simulated users and cannot be combined with -c")
+    if args.site is not None:
+        parser.error("--site describes simulated users and cannot be combined with -c")
     if args.moldable is None:
         for flag, value in (("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)):
             if value is not None:
                 parser.error(f"{flag} applies with --moldable only")
+    given = _stored(_given(args, options.REPLAY), options.REPLAY)
     partitions: tuple[Any, ...] = ()
     if args.partitions is not None:  # site files (and their TOML parser) only when asked for
         from sitesim.runs.policy import load_partitions
 
         partitions = load_partitions(args.partitions)
-    config = ReplayConfig(
-        trace=args.conventional,
-        scheduler=args.scheduler or (PARTITIONED if partitions else "fcfs"),
-        partitions=partitions,
-        failures=args.failures or "trace",
-        estimates=args.estimates or "trace",
-        nodes=args.nodes,
-        load_factor=args.load_factor,
-        seed=args.seed or 0,
-        skip_malformed=args.skip_malformed,
-        feedback=args.feedback,
-    )
+        given.setdefault("scheduler", PARTITIONED)
+    try:
+        config = ReplayConfig(**given, partitions=partitions)
+    except InputError as exc:
+        from sitesim.runs.sitefile import flag_of
+
+        raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(exc.field or "")) from None
     if args.moldable is not None:
         from sitesim.experiments.moldable import run_replay_command
 
@@ -282,50 +299,25 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     from sitesim.runs.site import DAY, run_site
     from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
-    if (
-        args.load_factor != 1.0 or args.skip_malformed or args.failures is not None
-        or args.feedback is not None
-    ):
-        parser.error(
-            "--load-factor, --skip-malformed, --failures and --feedback apply to trace replay (-c) only"
-        )
     if args.moldable is not None or args.moldable_table is not None or args.slice_days is not None:
         parser.error("--moldable, --moldable-table and --slice-days apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
-    from_flags: dict[str, Any] = {}
+    overrides = _stored(_given(args, options.SITE), options.SITE)
     if args.partitions is not None:  # replaces the site file's partitions or scheduler
         from sitesim.runs.policy import load_partitions
         from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
-        from_flags["partitions"] = load_partitions(args.partitions)
-        from_flags["scheduler"] = PARTITIONED
-        from_flags["nodes"] = total_nodes(from_flags["partitions"])
-    elif args.scheduler is not None and "nodes" not in base:
+        overrides.setdefault("scheduler", PARTITIONED)
+        overrides["partitions"] = load_partitions(args.partitions)
+        overrides.setdefault("nodes", total_nodes(overrides["partitions"]))
+    elif "scheduler" in overrides and "nodes" not in base:
         from sitesim.runs.policy import machine_nodes
 
-        declared = machine_nodes(args.scheduler, None)  # -s partitioned:FILE, as --partitions FILE
+        declared = machine_nodes(overrides["scheduler"], None)  # -s partitioned:FILE, as --partitions FILE
         if declared is not None:
-            from_flags["nodes"] = declared
-    overrides: dict[str, Any] = {
-        "users": args.users,
-        "submittal": args.submittal,
-        "workpool": args.workpool,
-        "scheduler": args.scheduler,
-        "estimates": args.estimates,
-        "nodes": args.nodes,
-        "seed": args.seed,
-        "empirical": args.empirical,
-        "max_jobs": args.jobs,
-        "adaptive": args.adaptive,
-        "moldable_policy": args.moldable_policy,
-    }
-    if args.duration is not None:
-        overrides["duration"] = round(args.duration * DAY)
-    elif args.jobs is not None and "duration" not in base:
+            overrides.setdefault("nodes", declared)
+    if "max_jobs" in overrides and "duration" not in overrides and "duration" not in base:
         base["duration"] = None
-    for key, value in from_flags.items():
-        if overrides.get(key) is None:
-            overrides[key] = value
     origin = str(site_path(args.site)) if args.site is not None else None
     config = site_config(base, overrides, origin=origin)
     started = time.perf_counter()
@@ -365,33 +357,21 @@ def _print_partitions(partitions: dict[str, dict[str, object]]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["sweep"]:
-        from sitesim.sweep.cli import main as sweep_main
+    if argv[:1] and argv[0] in COMMANDS:
+        import importlib
 
-        return sweep_main(argv[1:])
-    if argv[:1] == ["plot"]:
-        from sitesim.plot.cli import main as plot_main
-
-        return plot_main(argv[1:])
-    if argv[:1] == ["fit"]:
-        from sitesim.runs.fit import main as fit_main
-
-        return fit_main(argv[1:])
-    if argv[:1] == ["study"]:
-        from sitesim.study.cli import main as study_main
-
-        return study_main(argv[1:])
-    if argv[:1] == ["convert"]:
-        from sitesim.workload.convert import main as convert_main
-
-        return convert_main(argv[1:])
+        command: Callable[[list[str]], int] = importlib.import_module(COMMANDS[argv[0]][0]).main
+        return command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
 
     def body() -> int:
-        if args.conventional is not None:
-            return _replay(args, parser)
-        return _site_level(args, parser)
+        try:
+            if args.trace is not None:
+                return _replay(args, parser)
+            return _site_level(args, parser)
+        except _Usage as exc:
+            parser.error(str(exc))
 
     return run_command("sitesim", body)
 

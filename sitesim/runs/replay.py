@@ -18,9 +18,9 @@ from attrs import define, field
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
-from sitesim.limits import MAX_LOAD_FACTOR, MAX_NODES, MIN_LOAD_FACTOR, check_number, check_range, check_seed
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
+from sitesim.runs import options
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
     SYSTEM_HEADER,
@@ -44,53 +44,48 @@ if TYPE_CHECKING:  # numpy, moldable jobs and the feedback replay: only runs tha
     from sitesim.moldable.replace import MoldableSpec, Replacement
 
 DEFAULT_NODES = 128
-#: Replay's ``--failures`` choices: keep the trace's failures, or run every job to the end.
-FAILURE_MODES = ("trace", "none")
+
+
+def _default(name: str) -> Any:
+    return options.default(name, options.REPLAY)
 
 
 @define(frozen=True, slots=True)
 class ReplayConfig:
-    """Everything that determines a replay's result."""
+    """Everything that determines a replay's result.
+
+    Its fields are the replay options of :mod:`sitesim.runs.options` (defaults, units
+    and limits declared there), and the moldable replacement, an experiment's setting.
+    """
 
     trace: str
-    scheduler: str = "fcfs"
-    estimates: str = "trace"
+    scheduler: str = _default("scheduler")
+    estimates: str = _default("estimates")
     #: Machine size; None means the trace header's MaxProcs/MaxNodes (else 128).
-    nodes: int | None = None
-    load_factor: float = 1.0
-    seed: int = 0
-    skip_malformed: bool = False
+    nodes: int | None = _default("nodes")
+    load_factor: float = _default("load_factor")
+    seed: int = _default("seed")
+    skip_malformed: bool = _default("skip_malformed")
     #: "trace": status-0 jobs fail at their recorded runtime; "none": they complete
-    #: (see :data:`FAILURE_MODES`, docs/failures.md).
-    failures: str = "trace"
+    #: (docs/failures.md).
+    failures: str = _default("failures")
     #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
     partitions: tuple[PartitionSpec, ...] = ()
     #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
     #: what session starts are anchored to, one of ``SESSION_STARTS``.
-    feedback: str | None = None
+    feedback: str | None = _default("feedback")
     #: Jobs replaced by moldable ones and how they are sized (docs/moldable.md).
     moldable: MoldableSpec | None = None
 
     def __attrs_post_init__(self) -> None:
-        if self.failures not in FAILURE_MODES:
-            known = ", ".join(FAILURE_MODES)
-            raise InputError(f"unknown failure mode {self.failures!r} (known: {known})", field="--failures")
-        if not isinstance(self.trace, str):
-            raise InputError(f"must be a path, got {self.trace!r}", field="trace")
-        for name in ("scheduler", "estimates"):
-            if not isinstance(getattr(self, name), str):
-                raise InputError(f"must be a name, got {getattr(self, name)!r}", field=name)
+        options.check_record(self, options.REPLAY)
         check_policy(self.scheduler, self.partitions)
-        if self.nodes is not None:
-            check_range("--nodes", self.nodes, 1, MAX_NODES, "nodes")
-        check_number("--load-factor", self.load_factor, MIN_LOAD_FACTOR, MAX_LOAD_FACTOR)
-        check_seed("--seed", self.seed)
         if self.feedback is not None:
             from sitesim.users.recorded import SESSION_STARTS
 
             if self.feedback not in SESSION_STARTS:
                 known = ", ".join(SESSION_STARTS)
-                raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="--feedback")
+                raise InputError(f"unknown feedback mode {self.feedback!r} (known: {known})", field="feedback")
 
 
 @define(slots=True)

@@ -18,7 +18,6 @@ Run control (docs/site-level.md):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
@@ -31,11 +30,8 @@ from sitesim import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
 from sitesim.engine.process import UserProcess
 from sitesim.errors import InputError
-from sitesim.limits import (
-    MAX_JOBS, MAX_NODES, MAX_RUNTIME_SCALE, MAX_SECONDS, MAX_USERS, MIN_RUNTIME_SCALE, check_number, check_range,
-    check_seed, years,
-)
 from sitesim.metrics.stats import RunMetrics
+from sitesim.runs import options
 from sitesim.runs.assembly import RunAssembly
 from sitesim.runs.output import (
     SYSTEM_HEADER,
@@ -58,73 +54,69 @@ from sitesim.users.population import FittedPopulation, populate
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
 from sitesim.workload.estimates import EstimateModel, make_estimates
 
-DAY = 86_400
+DAY = options.DAY
 YEAR = 365 * DAY
+
+
+def _default(name: str) -> Any:
+    return options.default(name, options.SITE)
 
 
 @define(frozen=True, slots=True)
 class SiteConfig:
-    """Everything that determines a site-level run's result (saved with every result)."""
+    """Everything that determines a site-level run's result (saved with every result).
 
-    users: int = 10
-    submittal: str = "batch"
-    workpool: str = "plain"
-    scheduler: str = "fcfs"
-    estimates: str = "exact"
-    nodes: int = 128
+    Its fields are the site-level options of :mod:`sitesim.runs.options`, which declares
+    each one's default, unit and limits once; ``duration`` is stored in seconds.
+    """
+
+    users: int = _default("users")
+    submittal: str = _default("submittal")
+    workpool: str = _default("workpool")
+    scheduler: str = _default("scheduler")
+    estimates: str = _default("estimates")
+    nodes: int = _default("nodes")
     #: Simulated seconds; None runs until ``max_jobs`` jobs have all ended.
-    duration: int | None = YEAR
-    max_jobs: int | None = None
-    seed: int = 0
+    duration: int | None = _default("duration")
+    max_jobs: int | None = _default("max_jobs")
+    seed: int = _default("seed")
     #: Name of the empirical table in empirical/ (see sitesim.distributions).
-    empirical: str = "combined"
+    empirical: str = _default("empirical")
     #: How measured sizes map onto this machine: clip, scale or truncate (docs/models.md).
-    size_mapping: str = "scale"
+    size_mapping: str = _default("size_mapping")
     #: Calibration, the only one: every drawn runtime is multiplied by this. 1 is the
     #: ``measured`` site; the default is the ``paper`` site's value, fitted to the
     #: paper's Table 2 alone (docs/fidelity.md). models/paper.toml states it too.
-    runtime_scale: float = 0.66
+    runtime_scale: float = _default("runtime_scale")
     #: Partitions (docs/partitions.md): then ``scheduler`` is "partitioned" and
     #: ``nodes`` their total. A tuple of frozen records keeps the config hashable.
     partitions: tuple[PartitionSpec, ...] = ()
     #: A fitted population (``population.json`` of ``sitesim fit``): then the users are
     #: ``users`` people resampled from it, who arrive, hold sessions and leave
     #: (docs/validation.md), instead of the paper's static sessions.
-    population: str | None = None
+    population: str | None = _default("population")
     #: Share of the users who submit moldable jobs sized by ``moldable_policy``
     #: (adaptive users, docs/moldable.md): users 1..round(adaptive x users).
-    adaptive: float = 0.0
-    moldable_policy: str = "gas"
+    adaptive: float = _default("adaptive")
+    moldable_policy: str = _default("moldable_policy")
 
     def __attrs_post_init__(self) -> None:
-        """Check every value before a run; errors name the field (``users``, ...), and
+        """Check every value before a run; errors name the option (``users``, ...), and
         :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
         key the value came from."""
-        for name in ("submittal", "workpool", "scheduler", "estimates", "empirical", "size_mapping",
-                     "moldable_policy"):
-            if not isinstance(getattr(self, name), str):
-                raise InputError(f"must be a name, got {getattr(self, name)!r}", field=name)
-        if self.population is not None and not isinstance(self.population, str):
-            raise InputError(f"must be a path, got {self.population!r}", field="population")
         check_policy(self.scheduler, self.partitions)
         if self.partitions and self.nodes != (total := total_nodes(self.partitions)):
             raise InputError(
                 f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
             )
-        check_range("users", self.users, 1, MAX_USERS, "users")
+        if self.duration is None and self.max_jobs is None:
+            raise InputError("a run needs a duration, a job limit, or both", field="duration")
+        options.check_record(self, options.SITE)
         if self.population is not None and (self.submittal, self.workpool) != ("batch", "plain"):
             raise InputError(
                 "a fitted population brings its users' own submittal and workpool behaviour",
                 field="submittal" if self.submittal != "batch" else "workpool",
             )
-        check_range("nodes", self.nodes, 1, MAX_NODES, "nodes")
-        if self.duration is None and self.max_jobs is None:
-            raise InputError("a run needs a duration, a job limit, or both", field="duration")
-        if self.duration is not None:
-            check_range("duration", self.duration, 1, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})")
-        if self.max_jobs is not None:
-            check_range("max_jobs", self.max_jobs, 1, MAX_JOBS, "jobs")
-        check_seed("seed", self.seed)
         # Names, so that a typo fails before the run (and in a sweep, before any run).
         if self.population is None:
             SUBMITTAL_MODELS.get(self.submittal)
@@ -138,14 +130,9 @@ class SiteConfig:
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
-        if isinstance(self.adaptive, bool) or not isinstance(self.adaptive, (int, float)) or not (
-            0 <= self.adaptive <= 1 and math.isfinite(self.adaptive)
-        ):
-            raise InputError(f"must be a fraction in [0, 1], got {self.adaptive!r}", field="--adaptive")
         REQUEST_POLICIES.get(self.moldable_policy)
         if self.adaptive and self.population is not None:
-            raise InputError("adaptive users are static sessions; drop the fitted population", field="--adaptive")
-        check_number("runtime_scale", self.runtime_scale, MIN_RUNTIME_SCALE, MAX_RUNTIME_SCALE)
+            raise InputError("adaptive users are static sessions; drop the fitted population", field="adaptive")
 
 
 @define(slots=True)

@@ -5,8 +5,8 @@ of a bare ``sitesim``; ``measured``; ``closed``; ``partitions``), by its bare na
 :func:`site_path` resolves both, and :func:`shipped_sites_directory` is the one place
 that knows where the shipped files live.
 
-A site file sets any field of :class:`~sitesim.runs.site.SiteConfig`; durations are
-given in days (``duration_days``). Unknown keys and wrong types are input errors naming
+A site file sets any site-level option (:mod:`sitesim.runs.options`, by its name and in
+its unit: ``duration`` in days; ``duration_days`` is still read). Unknown keys and wrong types are input errors naming
 the file and the key, so a typo never silently falls back to a default.
 
 ``scheduler`` is a policy spec, or a ``[scheduler]`` table naming the policy and its
@@ -22,39 +22,20 @@ scheduler ``partitioned``; a top-level ``scheduler`` beside them is an input err
 
 from __future__ import annotations
 
-import math
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from sitesim.distributions import SIZE_MAPPINGS
 from sitesim.errors import InputError
-from sitesim.limits import MAX_RUNTIME_SCALE, MIN_RUNTIME_SCALE, check_number
 from sitesim.resources import data_directory, shipped_names
+from sitesim.runs import options
 from sitesim.runs.policy import load_partitions, parse_partitions, read_toml
-from sitesim.runs.site import DAY, SiteConfig
+from sitesim.runs.site import SiteConfig
 from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
 
 __all__ = ["load_partitions", "load_site_file", "site_config"]
-
-_TYPES: dict[str, type | tuple[type, ...]] = {
-    "users": int,
-    "submittal": str,
-    "workpool": str,
-    "scheduler": (str, dict),
-    "estimates": str,
-    "nodes": int,
-    "duration_days": (int, float),
-    "max_jobs": int,
-    "seed": int,
-    "empirical": str,
-    "size_mapping": str,
-    "runtime_scale": (int, float),
-    "population": str,
-}
-
 
 def shipped_sites_directory() -> Traversable:
     """Where the shipped site files are: the repository's top-level ``models/``, carried
@@ -88,6 +69,7 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
     data = read_toml(path)
     data.pop("description", None)
     values: dict[str, Any] = {}
+    seen: set[str] = set()
     if "partitions" in data:
         if "scheduler" in data:
             raise InputError(
@@ -100,34 +82,21 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
         values["scheduler"] = PARTITIONED
         values["nodes"] = total_nodes(partitions)
     for key, value in data.items():
-        expected = _TYPES.get(key)
-        if expected is None:
-            known = ", ".join(sorted(_TYPES))
-            raise InputError(f"unknown key (known: {known})", path=where, field=key)
-        if isinstance(value, bool) or not isinstance(value, expected):
-            raise InputError(f"wrong type {type(value).__name__}", path=where, field=key)
-        if key == "duration_days":
-            assert isinstance(value, (int, float))  # checked just above
-            if not (math.isfinite(value) and value > 0):
-                raise InputError(f"must be a positive finite number, got {value}", path=where, field=key)
-            values["duration"] = round(value * DAY)
-        elif key == "size_mapping" and value not in SIZE_MAPPINGS:
-            known = ", ".join(SIZE_MAPPINGS)
-            raise InputError(f"unknown size mapping {value!r} (known: {known})", path=where, field=key)
-        elif key == "runtime_scale":
-            try:
-                values[key] = check_number(key, value, MIN_RUNTIME_SCALE, MAX_RUNTIME_SCALE)
-            except InputError as exc:
-                raise InputError(exc.message, path=where, field=key) from None
-        elif key == "scheduler" and isinstance(value, dict):
-            values[key] = scheduler_table(value, where)
-        elif key == "seed" and isinstance(value, int) and value < 0:
-            raise InputError(f"seeds are non-negative, got {value}", path=where, field=key)
-        elif key == "population" or (key == "empirical" and str(value).endswith(".json")):
+        try:
+            if key == "scheduler" and isinstance(value, dict):
+                values["scheduler"] = scheduler_table(value, where)
+                continue
+            converted = options.from_person({key: value}, options.SITE, where=_unknown_key)
+        except InputError as exc:
+            raise InputError(exc.message, path=where, field=exc.field or key) from None
+        ((name, stored),) = converted.items()
+        if name in seen:
+            raise InputError(f"given twice (as {name} and {key})", path=where, field=key)
+        if name == "population" or (name == "empirical" and str(stored).endswith(".json")):
             # Table files sit beside the site file (what ``sitesim fit`` writes).
-            values[key] = str(Path(str(path)).parent / str(value))
-        else:
-            values[key] = value
+            stored = str(Path(str(path)).parent / str(stored))
+        values[name] = stored
+        seen.add(name)
     return values
 
 
@@ -151,17 +120,9 @@ def scheduler_table(table: dict[str, Any], where: str) -> str:
     return f"{name}:{','.join(params)}" if params else name
 
 
-#: The command-line flag that sets each SiteConfig field (errors about a value given on
-#: the command line name the flag).
-FLAGS: dict[str, str] = {
-    "users": "--users", "submittal": "--submittal", "workpool": "--workpool",
-    "scheduler": "--scheduler", "estimates": "--estimates", "nodes": "--nodes",
-    "duration": "--duration", "max_jobs": "--jobs", "seed": "--seed",
-    "empirical": "--empirical", "partitions": "--partitions", "population": "--site",
-}
-#: Site-file keys whose name differs from the SiteConfig field they set.
-_KEYS: dict[str, str] = {"duration": "duration_days"}
-_FIELD_OF_FLAG = {flag: name for name, flag in FLAGS.items()}
+def _unknown_key(key: str) -> InputError:
+    known = ", ".join(sorted(options.names(options.SITE)))
+    return InputError(f"unknown key (known: {known})", field=key)
 
 
 def site_config(
@@ -182,7 +143,15 @@ def site_config(
     try:
         return SiteConfig(**merged)
     except InputError as exc:
-        name = _FIELD_OF_FLAG.get(exc.field or "", exc.field or "")
+        name = options.name_of(exc.field or "")
         if name not in given and name in base and origin is not None:
-            raise InputError(exc.message, path=str(origin), field=_KEYS.get(name, name)) from None
-        raise InputError(exc.message, path=exc.path, line=exc.line, field=FLAGS.get(name, exc.field)) from None
+            raise InputError(exc.message, path=str(origin), field=name) from None
+        raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(name)) from None
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of an option (errors about a value given there name it)."""
+    try:
+        return options.option(name).flag
+    except KeyError:
+        return name

@@ -33,7 +33,7 @@ def test_command_line_overrides_the_site_file() -> None:
     ("text", "expected"),
     [
         ("userz = 3\n", "userz: unknown key"),
-        ('users = "ten"\n', "users: wrong type str"),
+        ('users = "ten"\n', "users: must be a whole number, got 'ten'"),
         ("users = \n", "invalid TOML"),
         ('size_mapping = "stretch"\n', "size_mapping: unknown size mapping 'stretch'"),
         ("runtime_scale = 0\n", "runtime_scale: must be a finite number in 0.001..1000"),
@@ -43,8 +43,8 @@ def test_command_line_overrides_the_site_file() -> None:
 def test_bad_site_files_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "site.toml"
     path.write_text(text)
-    with pytest.raises(InputError) as info:
-        load_site_file(path)
+    with pytest.raises(InputError) as info:  # names are checked when the configuration is built
+        site_config(load_site_file(path), {}, origin=path)
     assert str(path) in str(info.value) and expected in str(info.value)
 
 

@@ -103,7 +103,7 @@ def test_replay_failure_modes(tmp_path: Path, mode: str, failed: int, statuses: 
 
 
 def test_failure_mode_is_validated_and_replay_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(InputError, match="unknown failure mode"):
+    with pytest.raises(InputError, match="unknown value 'some'"):
         ReplayConfig(trace="x", failures="some")
     trace = trace_with_failures(tmp_path)
     assert main(["-c", str(trace), "--failures", "none"]) == EXIT_OK
@@ -112,4 +112,4 @@ def test_failure_mode_is_validated_and_replay_only(tmp_path: Path, capsys: pytes
     assert "failed: 2" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--failures", "trace", "-u", "2", "--duration", "1"])
-    assert "apply to trace replay" in capsys.readouterr().err
+    assert "applies to trace replay" in capsys.readouterr().err
