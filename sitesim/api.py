@@ -2,7 +2,8 @@
 
 Both return a :class:`Result`: ``summary`` is what ``summary.json`` holds, ``jobs`` one
 row per submitted job (:data:`sitesim.metrics.records.JOB_DTYPE`). Options are the
-command line's (docs/api.md). Schedulers and models may be given by registered name
+command line's, by the names and in the units :mod:`sitesim.runs.options` declares
+(docs/api.md). Schedulers and models may be given by registered name
 (``"easy"``, ``"timed:easy:300"``), as a class (registered on the spot if needed, or
 named ``module:Class``), or, for the scheduler and the estimate model, as an instance;
 ``observers`` are attached to the site beside the run's own.
@@ -20,12 +21,12 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_SECONDS, check_number
 from sitesim.metrics.records import JobTable
+from sitesim.runs import options
 from sitesim.runs.components import resolve
 from sitesim.runs.policy import load_partitions, machine_nodes
 from sitesim.runs.replay import ReplayConfig, run_replay
-from sitesim.runs.site import DAY, run_site
+from sitesim.runs.site import run_site
 from sitesim.runs.sitefile import load_site_file, site_config
 from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, total_nodes
 
@@ -93,29 +94,42 @@ def _flags(**flags: object) -> None:
             raise InputError(f"must be True or False, got {value!r}", field=name)
 
 
-def _nodes(nodes: int | None, sched: object, spec: str | None, from_site: bool) -> int | None:
+#: Options that name a component, which the API also takes as a class or an instance.
+_COMPONENTS = ("scheduler", "estimates", "submittal", "workpool")
+
+
+def _components(values: dict[str, Any]) -> tuple[dict[str, Any], Any, Any]:
+    """Component options as specs, with the ready-made scheduler and estimate model."""
+    instances: dict[str, Any] = {}
+    for kind in _COMPONENTS:
+        if values.get(kind) is not None:
+            values[kind], instances[kind] = resolve(kind, values[kind])
+    return values, instances.get("scheduler"), instances.get("estimates")
+
+
+def _options(given: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Stored values of the run options given as keywords (the declaration's names and
+    units: ``duration`` in days); None means not given, as on the command line."""
+    return options.from_person({k: v for k, v in given.items() if v is not None}, mode)
+
+
+def _nodes(values: dict[str, Any], sched: object, from_site: bool) -> None:
     """The machine size: given, else a ready-made scheduler's, else what the policy
     declares (``partitioned:FILE``; :func:`sitesim.runs.policy.machine_nodes`, the rule
     the command line and sweeps follow); a site file's own size comes before the last."""
-    if nodes is not None:
-        return nodes
+    if values.get("nodes") is not None:
+        return
     if sched is not None:
-        return getattr(sched, "nodes", None)
-    return None if from_site else machine_nodes(spec, None)
+        values["nodes"] = getattr(sched, "nodes", None)
+    elif not from_site and "scheduler" in values:
+        values["nodes"] = machine_nodes(values["scheduler"], None)
+    if values.get("nodes") is None:
+        values.pop("nodes", None)
 
 
 def simulate(
     users: int | None = None,
     *,
-    scheduler: Component | None = None,
-    submittal: str | type | None = None,
-    workpool: str | type | None = None,
-    estimates: Component | None = None,
-    nodes: int | None = None,
-    duration_days: float | None = None,
-    max_jobs: int | None = None,
-    seed: int | None = None,
-    empirical: str | None = None,
     site: str | Path | None = None,
     partitions: str | Path | Iterable[PartitionSpec] | None = None,
     observers: Iterable[object] = (),
@@ -124,36 +138,23 @@ def simulate(
     progress: bool | None = None,
     **settings: Any,
 ) -> Result:
-    """A site-level run (the command line without ``-c``); ``settings`` are further
-    :class:`~sitesim.runs.site.SiteConfig` fields (e.g. ``size_mapping``)."""
+    """A site-level run (the command line without ``-c``). ``settings`` are the
+    site-level run options by their declared names and units (:mod:`sitesim.runs.options`;
+    ``duration`` in days, as on the command line and in site files); the scheduler and
+    the models may also be classes, and the scheduler and estimate model instances."""
     _flags(debug=debug, progress=progress)
     out_dir = _path(out, "out")
     extra = _iterable(observers, "observers")
-    if duration_days is not None:
-        days = check_number("duration_days", duration_days, 1 / DAY, MAX_SECONDS / DAY, "days")
     if site is not None and not isinstance(site, (str, os.PathLike)):
         raise InputError(f"must be a site name or a path, got {site!r}", field="site")
     base = load_site_file(site) if site is not None else {}
     parts = _partitions(partitions)
     if parts:
         base.update(partitions=parts, scheduler=PARTITIONED, nodes=total_nodes(parts))
-    sched_spec, sched = (None, None) if scheduler is None else resolve("scheduler", scheduler)
-    est_spec, est = (None, None) if estimates is None else resolve("estimates", estimates)
-    overrides: dict[str, Any] = {
-        "users": users,
-        "submittal": None if submittal is None else resolve("submittal", submittal)[0],
-        "workpool": None if workpool is None else resolve("workpool", workpool)[0],
-        "scheduler": sched_spec,
-        "estimates": est_spec,
-        "nodes": _nodes(nodes, sched, sched_spec, "nodes" in base),
-        "seed": seed,
-        "empirical": empirical,
-        "max_jobs": max_jobs,
-        **settings,
-    }
-    if duration_days is not None:
-        overrides["duration"] = round(days * DAY)
-    elif max_jobs is not None and "duration" not in base:
+    values, sched, est = _components({"users": users, **settings})
+    overrides = _options(values, options.SITE)
+    _nodes(overrides, sched, "nodes" in base)
+    if "max_jobs" in overrides and "duration" not in overrides and "duration" not in base:
         base["duration"] = None
     config = site_config(base, overrides)
     table = JobTable()
@@ -167,40 +168,26 @@ def simulate(
 def replay(
     trace: str | Path,
     *,
-    scheduler: Component = "fcfs",
-    estimates: Component = "trace",
-    nodes: int | None = None,
-    load_factor: float = 1.0,
-    seed: int = 0,
-    failures: str = "trace",
-    skip_malformed: bool = False,
     partitions: str | Path | Iterable[PartitionSpec] | None = None,
-    feedback: str | None = None,
     observers: Iterable[object] = (),
     out: str | Path | None = None,
     debug: bool = False,
     progress: bool | None = None,
+    **settings: Any,
 ) -> Result:
-    """A replay of an SWF trace (the command line's ``-c``)."""
-    _flags(debug=debug, progress=progress, skip_malformed=skip_malformed)
+    """A replay of an SWF trace (the command line's ``-c``). ``settings`` are the replay
+    options by their declared names (:mod:`sitesim.runs.options`)."""
+    _flags(debug=debug, progress=progress)
     trace_path = _path(trace, "trace")
     out_dir = _path(out, "out")
     extra = _iterable(observers, "observers")
     parts = _partitions(partitions)
-    sched_spec, sched = resolve("scheduler", scheduler)
-    est_spec, est = resolve("estimates", estimates)
-    config = ReplayConfig(
-        trace=str(trace_path),
-        scheduler=PARTITIONED if parts else sched_spec,
-        estimates=est_spec,
-        nodes=_nodes(nodes, sched, sched_spec, False),
-        load_factor=load_factor,
-        seed=seed,
-        failures=failures,
-        skip_malformed=skip_malformed,
-        partitions=parts,
-        feedback=feedback,
-    )
+    values, sched, est = _components(dict(settings))
+    stored = _options({**values, "trace": str(trace_path)}, options.REPLAY)
+    _nodes(stored, sched, False)
+    if parts:
+        stored.setdefault("scheduler", PARTITIONED)
+    config = ReplayConfig(**stored, partitions=parts)
     table = JobTable()
     result = run_replay(
         config, out_dir, debug=debug,

@@ -18,7 +18,9 @@ from typing import Any
 
 from sitesim.errors import InputError
 from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
+from sitesim.runs import options
 from sitesim.schedulers.options import split_specs
+from sitesim.study.config import SETTINGS
 
 
 def _users(text: str) -> list[int]:
@@ -38,6 +40,16 @@ def _policies(text: str) -> list[str]:
     return items
 
 
+def _setting(o: options.Option) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            return o.kind.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sitesim study",
@@ -52,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the policies to compare (any specs, module:Class, key=value options)")
     parser.add_argument("--seeds", type=int, metavar="N", help="replications: seeds 0..N-1")
     parser.add_argument("--users", type=_users, metavar="LIST", help="user counts (default: the site's)")
-    parser.add_argument("--duration", type=float, metavar="DAYS", help="simulated days (default: the site's)")
+    for name in SETTINGS:  # every other site-level option, set on the site (sitesim/runs/options.py)
+        o = options.option(name)
+        parser.add_argument(o.flag, dest=name, type=_setting(o), metavar=o.kind.metavar,
+                            help=options.describe(o).replace("%", "%%") + " (default: the site's)")
     parser.add_argument("--from", dest="source", type=Path, metavar="STUDY_TOML",
                         help="rerun the study a study.toml describes (default output: its folder)")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR", help="the study's folder (resumed if it exists)")
@@ -68,12 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None, dict[str, Any]]:
     """The study the arguments name, its output folder, where relative sites are read
     from, and what a ``--from`` file recorded (version, model; empty otherwise)."""
-    from sitesim.study.config import StudyConfig, duration_of, read_study_file, seeds_of
+    from sitesim.study.config import StudyConfig, read_study_file, seeds_of, settings_of
 
+    settings = {name: getattr(args, name) for name in SETTINGS if getattr(args, name) is not None}
     if args.source is not None:
         given = [flag for flag, value in (("--site", args.site), ("--scheduler", args.policies),
                                           ("--seeds", args.seeds), ("--users", args.users),
-                                          ("--duration", args.duration)) if value is not None]
+                                          *((options.option(n).flag, v) for n, v in settings.items()))
+                 if value is not None]
         if given:
             raise InputError(f"{', '.join(given)}: the study comes from the file; give either", field="--from")
         study, recorded = read_study_file(args.source)
@@ -82,8 +99,12 @@ def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None, dict[str, 
                                         ("-o", args.out)) if value is None]
     if missing:
         raise InputError(f"missing {', '.join(missing)} (or --from STUDY_TOML)", field="sitesim study")
+    try:
+        stored = settings_of(settings)
+    except InputError as exc:
+        raise InputError(exc.message, field=options.option(exc.field or "").flag) from None
     study = StudyConfig(site=args.site, policies=args.policies, seeds=seeds_of(args.seeds),
-                        users=args.users or (), duration=None if args.duration is None else duration_of(args.duration))
+                        users=args.users or (), settings=stored)
     return study, args.out, None, {}
 
 

@@ -21,15 +21,21 @@ from attrs import define, field
 
 from sitesim import __version__
 from sitesim.errors import InputError
-from sitesim.limits import MAX_REPLICATIONS, MAX_SECONDS, MAX_USERS, check_range, years
+from sitesim.limits import MAX_REPLICATIONS, MAX_USERS, check_range
+from sitesim.runs import options
 from sitesim.runs.site import DAY, SiteConfig
 from sitesim.sweep.fingerprint import digest, site_model
 
 #: The file a study writes its configuration to, and ``--from`` reads.
 STUDY_FILE = "study.toml"
+#: The site-level options a study sets on its site, one value each (``users`` may be a
+#: list: the study runs each count): every sweepable option but the policy and the seed,
+#: which the study varies itself (``-s``, ``--seeds``).
+SETTINGS: tuple[str, ...] = tuple(o.name for o in options.options(options.SITE)
+                                  if o.sweep and o.name not in ("scheduler", "seed", "users"))
 #: Keys of ``study.toml`` (``sitesim_version`` and ``model`` are recorded for the reader;
-#: a rerun reports a difference in either but runs).
-KEYS = frozenset({"site", "policies", "seeds", "users", "duration", "sitesim_version", "model"})
+#: a rerun reports a difference in either but runs); settings by option name and unit.
+KEYS = frozenset({"site", "policies", "seeds", "users", "sitesim_version", "model", *SETTINGS})
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -40,15 +46,20 @@ def _tuple(value: Any) -> tuple[Any, ...]:
 class StudyConfig:
     """What a study runs: every policy on the site, for each user count and seed.
 
-    ``users`` empty means the site's own user count; ``duration`` None the site's own
-    duration (seconds otherwise).
+    ``users`` empty means the site's own user count; ``settings`` are other site-level
+    options set on the site (stored values: a duration in seconds), by name.
     """
 
     site: str
     policies: tuple[str, ...] = field(converter=_tuple)
     seeds: tuple[int, ...] = field(converter=_tuple)
     users: tuple[int, ...] = field(default=(), converter=_tuple)
-    duration: int | None = None
+    settings: tuple[tuple[str, Any], ...] = field(default=(), converter=lambda v: tuple(dict(v).items()))
+
+    @property
+    def duration(self) -> int | None:
+        """Simulated seconds, when the study sets them (else the site's own)."""
+        return dict(self.settings).get("duration")
 
 
 def seeds_of(count: int) -> tuple[int, ...]:
@@ -58,14 +69,9 @@ def seeds_of(count: int) -> tuple[int, ...]:
     return tuple(range(count))
 
 
-def duration_of(days: float) -> int:
-    """``--duration DAYS`` in whole seconds, checked in days: a typo (``1e300``) is
-    refused with a short message, not echoed as a 300-digit number of seconds."""
-    high = MAX_SECONDS // DAY
-    if not 0 < days <= high or round(days * DAY) < 1:
-        raise InputError(f"must be a number of days above 0 and at most {high:,} ({years(MAX_SECONDS)}),"
-                         f" got {days:.6g}", field="--duration")
-    return round(days * DAY)
+def settings_of(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Stored values of the study's settings, given by option name in its unit."""
+    return tuple(options.from_person(values, options.SITE).items())
 
 
 def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
@@ -97,14 +103,15 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
     if not path.is_file():
         raise InputError("site file not found", path=str(path))
     values = load_site_file(path)
-    overrides: dict[str, Any] = {"seed": study.seeds[0]}
+    overrides: dict[str, Any] = {"seed": study.seeds[0], **dict(study.settings)}
     if "partitions" not in values:
         overrides["scheduler"] = study.policies[0]
     if study.users:
         overrides["users"] = study.users[0]
-    if study.duration is not None:
-        overrides["duration"] = study.duration
-    base = site_config(values, overrides, origin=str(path))
+    try:
+        base = site_config(values, overrides, origin=str(path))
+    except InputError as exc:  # a value the study gave is named as the study's flag
+        raise InputError(exc.message, path=exc.path, field=exc.field) from None
     for policy in study.policies:
         try:
             site_for(base, policy)
@@ -172,11 +179,16 @@ def write_study_file(path: Path, study: StudyConfig, model: str) -> None:
     ]
     if study.users:
         lines.append(f"users = {_toml_list(study.users)}")
-    if study.duration is not None:
-        lines.append(f"duration = {study.duration}  # seconds ({study.duration / DAY:g} days)")
+    for name, value in study.settings:
+        lines.append(f"{name} = {json.dumps(_person(name, value))}")
     lines.append(f"model = {json.dumps(model)}  # fingerprint of the site model (docs/sweeps.md)")
     with atomic_text_write(path) as out:
         out.write("\n".join(lines) + "\n")
+
+
+def _person(name: str, value: Any) -> Any:
+    """A stored value in the unit a person gives it (days for a duration)."""
+    return value / DAY if isinstance(options.option(name).kind, options.Days) else value
 
 
 def _toml_list(values: Sequence[Any]) -> str:
@@ -203,11 +215,13 @@ def read_study_file(path: Path) -> tuple[StudyConfig, dict[str, Any]]:
             raise InputError(f"missing or wrong type (a {kind.__name__})", path=where, field=key)
     if "users" in data and not isinstance(data["users"], list):
         raise InputError("wrong type (a list)", path=where, field="users")
-    duration = data.get("duration")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int) or duration < 1):
-        raise InputError(f"must be a positive whole number of seconds, got {duration!r}", path=where, field="duration")
+    given = {k: data[k] for k in SETTINGS if k in data}
+    try:
+        settings = settings_of(given)
+    except InputError as exc:
+        raise InputError(exc.message, path=where, field=exc.field) from None
     study = StudyConfig(site=data["site"], policies=data["policies"], seeds=data["seeds"],
-                        users=data.get("users", ()), duration=duration)
+                        users=data.get("users", ()), settings=settings)
     extras: dict[str, Any] = {k: data[k] for k in ("sitesim_version", "model") if k in data}
     return study, extras
 

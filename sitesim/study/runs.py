@@ -29,7 +29,7 @@ from attrs import define
 
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import StudyConfig, model_fingerprint, site_for, user_counts
-from sitesim.sweep.grid import Point
+from sitesim.sweep.grid import CONFIG_COLUMNS, Point
 from sitesim.sweep.run import Row, make_row
 from sitesim.sweep.runner import SweepReport, run_sweep
 
@@ -82,14 +82,15 @@ def plan(study: StudyConfig, base: SiteConfig) -> Plan:
     for users in user_counts(study, base):
         for policy in study.policies:
             for seed in study.seeds:
-                point = Point(mode="site", scheduler=policy, estimates=base.estimates, seed=seed,
+                point = Point("site", scheduler=policy, estimates=base.estimates, seed=seed,
                               nodes=base.nodes, users=users, submittal=base.submittal,
-                              workpool=base.workpool, duration=base.duration, model=model)
+                              workpool=base.workpool, duration=base.duration, model=model,
+                              **{k: v for k, v in study.settings if k not in CONFIG_COLUMNS})
                 sites.append(point)
                 trace = f"{run_folder(point)}/trace.swf"
                 sources.append((trace, point))
                 for evaluated in study.policies:
-                    replays.append(Point(mode="replay", scheduler=evaluated, estimates="trace", seed=seed,
+                    replays.append(Point("replay", scheduler=evaluated, estimates="trace", seed=seed,
                                          trace=trace, load_factor=1.0, model=model))
     return Plan(tuple(sites), tuple(replays), tuple(sources))
 

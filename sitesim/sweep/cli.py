@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from sitesim.errors import InputError
 
 from sitesim.exits import EXIT_FAILED, EXIT_OK, run_command
+from sitesim.runs import options
 from sitesim.schedulers.options import split_specs
 
 
@@ -40,24 +41,20 @@ def _list(convert: Callable[[str], Any], split: Callable[[str], list[str]] | Non
 
 
 def _nodes(text: str) -> int | str:
-    return text if text == "trace" else int(text)
+    return text if text == "trace" else options.option("nodes").kind.parse(text)
 
 
-#: Grid flags: (name, converter, help).
+def _converter(o: options.Option) -> Callable[[str], Any]:
+    """Text of one list item as the option reads it (``nodes`` also takes ``trace``)."""
+    return _nodes if o.name == "nodes" else o.kind.parse
+
+
+#: Grid flags: (name, converter, help): the grid's modes, then every sweepable option
+#: (sitesim/runs/options.py), by its name and in its unit.
 GRID_FLAGS: tuple[tuple[str, Callable[[str], Any], str], ...] = (
     ("mode", str, "site and/or replay (default site)"),
-    ("users", int, "site: number of users (default 10)"),
-    ("submittal", str, "site: submittal models (default batch)"),
-    ("workpool", str, "site: workpool models (default plain)"),
-    ("scheduler", str, "scheduling policies (default fcfs)"),
-    ("estimates", str, "runtime-estimate models (default exact for site, trace for replay)"),
-    ("seed", int, "base seeds (default 0)"),
-    ("load_factor", float, "replay: load factors (default 1)"),
-    ("trace", str, "replay: SWF traces"),
-    ("nodes", _nodes, "machine sizes (default 128; replay: 'trace' = the trace header's)"),
-    ("duration", str, "site: simulated time, seconds or with s/m/h/d/w/y (default 1y)"),
-    ("adaptive", float, "site: shares of adaptive users, 0..1 (docs/moldable.md; default: not swept)"),
-    ("moldable_policy", str, "site, with --adaptive: how adaptive users size jobs (gas, static; default gas)"),
+    *((o.name, _converter(o), options.describe(o) + (" ('trace' = the trace header's)" if o.name == "nodes" else ""))
+      for o in options.OPTIONS if o.sweep),
 )
 
 
@@ -85,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-o", "--out", type=_file, metavar="CSV", help="the results CSV (resumed if it exists)")
     parser.add_argument("--grid", type=Path, metavar="FILE", help="TOML grid (top level or [grid] table)")
+    parser.add_argument("--site", metavar="NAME|TOML",
+                        help="site runs start from this site (a shipped name or a site file; default paper's defaults)")
     for name, convert, text in GRID_FLAGS:
         # Policy specs keep their key=value parameters: multifactor:age=1,size=0 is one.
         items = _list(convert, split_specs if name == "scheduler" else None)
@@ -117,6 +116,8 @@ def grid_spec(args: argparse.Namespace) -> dict[str, Any]:
             spec[name] = value
     if args.replications is not None:
         spec["replications"] = args.replications
+    if args.site is not None:
+        spec["site"] = args.site
     return spec
 
 
@@ -185,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.summarize is not None:
         given = [flag for flag, value in (
-            ("--out", args.out), ("--grid", args.grid), ("--replications", args.replications),
+            ("--out", args.out), ("--grid", args.grid), ("--replications", args.replications), ("--site", args.site),
             *((f"--{name.replace('_', '-')}", getattr(args, name)) for name, _, _ in GRID_FLAGS),
         ) if value is not None]
         if given:

@@ -35,11 +35,14 @@ from typing import Any
 
 import attrs
 
-from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Point
+from sitesim.sweep.grid import CONFIG_COLUMNS, Point, base_values
 
 #: Hex digits kept: 48 bits, ample to tell a handful of models apart.
 LENGTH = 12
-_SWEPT = frozenset((*CONFIG_COLUMNS, *OPTIONAL_COLUMNS))
+#: Settings that are not the model: the fixed columns, and adaptive users (a sweep
+#: over them varies the run, not the users' model). Every other setting is hashed,
+#: swept or not, so a row names its model whatever else the sweep varies.
+_NOT_MODEL = frozenset((*CONFIG_COLUMNS, "adaptive", "moldable_policy"))
 
 
 def stamp(points: Iterable[Point]) -> list[Point]:
@@ -52,7 +55,7 @@ def stamp(points: Iterable[Point]) -> list[Point]:
             inputs = _model_inputs(point)
             if inputs not in done:
                 done[inputs] = digest(_describe(inputs))
-            point = attrs.evolve(point, model=done[inputs])
+            point = point.with_model(done[inputs])
         out.append(point)
     return out
 
@@ -69,8 +72,14 @@ def digest(document: Any) -> str:
 
 def site_model(config: Any) -> dict[str, Any]:
     """The model part of a :class:`SiteConfig`: its non-column fields, with the content of
-    the files they name."""
-    fields = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(type(config)) if f.name not in _SWEPT}
+    the files they name. Table and population files count by name and content, not by
+    the path they were reached by, so a study rerun from another folder names the same
+    runs."""
+    fields = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(type(config)) if f.name not in _NOT_MODEL}
+    for name in ("empirical", "population"):
+        value = fields.get(name)
+        if isinstance(value, str) and (name == "population" or value.endswith(".json")):
+            fields[name] = Path(value).name
     model: dict[str, Any] = {"config": fields, "tables": _tables(config.empirical)}
     if config.population is not None:
         model["population"] = _file_data(Path(config.population))
@@ -82,22 +91,24 @@ def _model_inputs(point: Point) -> tuple[Any, ...]:
     mode, the trace of a replay, the file a ``NAME:FILE`` scheduler spec names."""
     _name, sep, argument = point.scheduler.partition(":")
     scheduler_file = argument if sep and Path(argument).is_file() else None
-    return (point.mode, point.trace if point.mode != "site" else None, scheduler_file)
+    extra = tuple((k, v) for k, v in point.values if k not in _NOT_MODEL)
+    return (point.mode, point.trace if point.mode != "site" else None, scheduler_file, point.site, extra)
 
 
 def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
-    mode, trace, scheduler_file = inputs
+    mode, trace, scheduler_file, site, extra = inputs
     document: dict[str, Any] = {"mode": mode}
     if mode == "site":
         from sitesim.runs.site import SiteConfig
 
-        document["site"] = site_model(SiteConfig())  # what run_point leaves at its defaults
+        # The base (a site file, else the declared defaults) with the point's other settings.
+        document["site"] = site_model(SiteConfig(**{**base_values(mode, site), **dict(extra)}))
     else:
         from sitesim.runs.replay import ReplayConfig
 
-        config = ReplayConfig(trace=trace)
+        config = ReplayConfig(trace=trace, **dict(extra))
         document["replay"] = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(ReplayConfig)
-                              if f.name not in _SWEPT}
+                              if f.name not in _NOT_MODEL}
         document["trace"] = _trace_digest(Path(trace))
     if scheduler_file is not None:
         document["scheduler_file"] = _file_data(Path(scheduler_file))

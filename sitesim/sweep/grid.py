@@ -1,18 +1,18 @@
 """Sweep grids: which runs a sweep is made of, and the key that names each run.
 
-A grid gives a list of values per parameter; the sweep is their Cartesian product,
-taken per mode, over the parameters that mode uses (docs/sweeps.md):
-
-- ``site`` runs vary users, submittal, workpool, scheduler, estimates, nodes,
-  duration and seed;
-- ``replay`` runs vary trace, load_factor, scheduler, estimates, nodes and seed.
-
-Parameters a mode does not use are left empty (None, an empty CSV cell) rather than
+A grid is a base (a site file for site runs, or the declared defaults) and a list of
+values for any option :mod:`sitesim.runs.options` declares sweepable, by its name and in
+its unit (``duration`` in days, as everywhere a person types it). The sweep is their
+Cartesian product, taken per mode over the options that mode uses (docs/sweeps.md):
+options a mode does not use are left empty (None, an empty CSV cell) rather than
 multiplied in, so adding a trace to a mixed grid does not duplicate every site run.
+
 A point's *key* is its config columns formatted as text, exactly as they are written
 to the CSV; resuming compares keys, so formatting must never depend on the machine.
 The key includes the fingerprint of the model the run draws from
-(:mod:`sitesim.sweep.fingerprint`), which the sweep adds to every point before running.
+(:mod:`sitesim.sweep.fingerprint`), which the sweep adds to every point before running;
+the base site file itself is not in the key, its content is (through the fingerprint),
+so a sweep or study reached from another folder names the same runs.
 """
 
 from __future__ import annotations
@@ -23,16 +23,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from attrs import define, field
-
 from sitesim.errors import InputError
-from sitesim.limits import (
-    MAX_LOAD_FACTOR, MAX_NODES, MAX_REPLICATIONS, MAX_SECONDS, MAX_SWEEP_RUNS, MAX_USERS, MIN_LOAD_FACTOR,
-    check_range, years,
-)
+from sitesim.limits import MAX_REPLICATIONS, MAX_SWEEP_RUNS
+from sitesim.runs import options
 
-MODES = ("site", "replay")
-DAY = 86_400
+MODES = options.MODES
+DAY = options.DAY
 
 #: Config columns of the CSV, in order; ``seed`` last so groups of replications sort
 #: together. ``model`` is the fingerprint of the site model or trace the run used
@@ -41,12 +37,14 @@ CONFIG_COLUMNS: tuple[str, ...] = (
     "mode", "trace", "load_factor", "users", "submittal", "workpool",
     "scheduler", "estimates", "nodes", "duration", "model", "seed",
 )
-#: Config columns written only by sweeps that set them (adaptive users, docs/moldable.md),
-#: so every other sweep's CSV keeps its columns and keys. A row's key holds their cells
-#: only when non-empty.
-OPTIONAL_COLUMNS: tuple[str, ...] = ("adaptive", "moldable_policy")
-#: Estimate model when the grid names none: the paper's setting for each mode.
-DEFAULT_ESTIMATES = {"site": "exact", "replay": "trace"}
+#: Every other sweepable option: a column written only by sweeps that vary it, so every
+#: other sweep's CSV keeps its columns and keys. A row's key holds their cells only
+#: when non-empty.
+OPTIONAL_COLUMNS: tuple[str, ...] = tuple(o.name for o in options.OPTIONS if o.sweep and o.name not in CONFIG_COLUMNS)
+#: The options a point of each mode always carries (filled from the base when not swept).
+_FIXED = {mode: tuple(c for c in CONFIG_COLUMNS if c in options.names(mode)) for mode in MODES}
+#: Estimate model when the grid names none: the declared default of each mode.
+DEFAULT_ESTIMATES = {mode: options.default("estimates", mode) for mode in MODES}
 
 Key = tuple[str, ...]
 
@@ -74,37 +72,81 @@ def format_cell(value: Any) -> str:
     return str(value)
 
 
-@define(frozen=True, slots=True)
 class Point:
-    """One run of a sweep; fields a mode does not use are None."""
+    """One run of a sweep: its mode, the stored value of every option it sets (the
+    config columns of its mode, and the optional ones its grid varies), the base site
+    file it starts from, and its model fingerprint. Options a mode does not use read as
+    None (``point.users`` of a replay)."""
 
-    mode: str
-    scheduler: str
-    estimates: str
-    seed: int
-    nodes: int | None = None
-    trace: str | None = None
-    load_factor: float | None = None
-    users: int | None = None
-    submittal: str | None = None
-    workpool: str | None = None
-    duration: int | None = None
-    #: Share of adaptive users and their request policy (site; None: not swept).
-    adaptive: float | None = None
-    moldable_policy: str | None = None
-    #: Fingerprint of the model the run uses; set by :func:`~sitesim.sweep.runner.run_sweep`
-    #: (:func:`sitesim.sweep.fingerprint.stamp`), None until then.
-    model: str | None = None
+    __slots__ = ("mode", "values", "site", "model")
+
+    def __init__(self, mode: str, scheduler: str | None = None, estimates: str | None = None,
+                 seed: int | None = None, *, site: str | None = None, model: str | None = None,
+                 **values: Any) -> None:
+        given = {"scheduler": scheduler, "estimates": estimates, "seed": seed, **values}
+        unknown = sorted(set(given) - set(options.names()))
+        if unknown:
+            raise TypeError(f"Point: unknown option(s) {', '.join(unknown)}")
+        self.mode = mode
+        #: (name, stored value) in declaration order; unset (None) options left out.
+        self.values: tuple[tuple[str, Any], ...] = tuple(
+            (name, given[name]) for name in options.names() if given.get(name) is not None
+        )
+        #: The base site file or shipped name (site runs; None: the declared defaults).
+        self.site = site
+        #: Fingerprint of the model the run uses; set by :func:`~sitesim.sweep.runner.run_sweep`
+        #: (:func:`sitesim.sweep.fingerprint.stamp`), None until then.
+        self.model = model
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _OPTION_NAMES:
+            return dict(self.values).get(name)
+        raise AttributeError(name)
+
+    def settings(self) -> dict[str, Any]:
+        """The options this point sets, stored values by name."""
+        return dict(self.values)
+
+    def with_model(self, model: str) -> Point:
+        return Point(self.mode, site=self.site, model=model, **self.settings())
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (self.mode, self.values, self.site, self.model)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Point) and self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.values)
+        return f"Point({self.mode!r}, {inner}, site={self.site!r}, model={self.model!r})"
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self._identity()
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.mode, self.values, self.site, self.model = state
+
+    def _cell(self, column: str) -> str:
+        if column == "mode":
+            return self.mode
+        if column == "model":
+            return format_cell(self.model)
+        return format_cell(dict(self.values).get(column))
 
     def key(self) -> Key:
-        base = tuple(format_cell(getattr(self, c)) for c in CONFIG_COLUMNS)
-        extra = tuple(format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None)
-        return base + extra
+        base = tuple(self._cell(c) for c in CONFIG_COLUMNS)
+        return base + tuple(cell for c in OPTIONAL_COLUMNS if (cell := self._cell(c)))
 
     def cells(self) -> dict[str, str]:
-        cells = {c: format_cell(getattr(self, c)) for c in CONFIG_COLUMNS}
-        cells.update({c: format_cell(getattr(self, c)) for c in OPTIONAL_COLUMNS if getattr(self, c) is not None})
+        cells = {c: self._cell(c) for c in CONFIG_COLUMNS}
+        cells.update({c: cell for c in OPTIONAL_COLUMNS if (cell := self._cell(c))})
         return cells
+
+
+_OPTION_NAMES = frozenset(options.names())
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -113,55 +155,55 @@ def _tuple(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
-def _specs(kind: str, value: Any) -> tuple[Any, ...]:
-    """A column of component specs: classes become the spec that names them (registered
-    name, or ``module:Class`` that workers import; docs/api.md)."""
-    from sitesim.runs.components import spec_of
+def _axis(name: str, value: Any) -> tuple[Any, ...]:
+    """One option's list of values as a grid holds them: component classes become the
+    spec that names them (a registered name, or ``module:Class`` that workers import;
+    docs/api.md), and ``nodes = "trace"`` is None (the trace header's size)."""
+    values = _tuple(value)
+    if name in ("scheduler", "estimates", "submittal", "workpool"):
+        from sitesim.runs.components import spec_of
 
-    return tuple(v if v is None or isinstance(v, str) else spec_of(kind, v) for v in _tuple(value))
-
-
-def _schedulers(value: Any) -> tuple[Any, ...]:
-    return _specs("scheduler", value)
-
-
-def _estimates(value: Any) -> tuple[Any, ...]:
-    return _specs("estimates", value)
+        return tuple(v if v is None or isinstance(v, str) else spec_of(name, v) for v in values)
+    if name == "nodes":
+        return tuple(None if v == "trace" else v for v in values)
+    return values
 
 
-def _submittals(value: Any) -> tuple[Any, ...]:
-    return _specs("submittal", value)
-
-
-def _workpools(value: Any) -> tuple[Any, ...]:
-    return _specs("workpool", value)
-
-
-@define(frozen=True, slots=True)
 class Grid:
-    """Lists of values per parameter (a scalar is a one-value list); see the module doc."""
+    """A base and lists of values per option (a scalar is a one-value list); see the
+    module doc. ``Grid(users=(5, 10), scheduler=("fcfs", "easy"), replications=3)``;
+    ``site``: a site file or shipped name the site runs start from."""
 
-    mode: tuple[str, ...] = field(default=("site",), converter=_tuple)
-    users: tuple[int, ...] = field(default=(10,), converter=_tuple)
-    submittal: tuple[str, ...] = field(default=("batch",), converter=_submittals)
-    workpool: tuple[str, ...] = field(default=("plain",), converter=_workpools)
-    #: Specs; classes are turned into specs (a registered name, or ``module:Class``).
-    scheduler: tuple[str, ...] = field(default=("fcfs",), converter=_schedulers)
-    #: None: the mode's default (exact for site, trace for replay).
-    estimates: tuple[str | None, ...] = field(default=(None,), converter=_estimates)
-    seed: tuple[int, ...] = field(default=(0,), converter=_tuple)
-    #: Each base seed s becomes s, s+1, ..., s+replications-1.
-    replications: int = 1
-    load_factor: tuple[float, ...] = field(default=(1.0,), converter=_tuple)
-    trace: tuple[str, ...] = field(default=(), converter=_tuple)
-    #: None: 128 for site runs, the trace header's machine size for replays.
-    nodes: tuple[int | None, ...] = field(default=(None,), converter=lambda v: _nodes(v))
-    #: Seconds, or text such as "3d" (see :func:`parse_duration`).
-    duration: tuple[int, ...] = field(default=(365 * DAY,), converter=lambda v: _durations(v))
-    #: Site: shares of adaptive users (docs/moldable.md); empty: not swept.
-    adaptive: tuple[float, ...] = field(default=(), converter=_tuple)
-    #: Site, with ``adaptive``: how adaptive users size their jobs (gas, static).
-    moldable_policy: tuple[str, ...] = field(default=("gas",), converter=_tuple)
+    __slots__ = ("mode", "replications", "site", "axes")
+
+    def __init__(self, mode: Any = ("site",), replications: Any = 1, site: str | None = None,
+                 **axes: Any) -> None:
+        unknown = sorted(set(axes) - _SWEPT_NAMES)
+        if unknown:
+            raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
+                             f" (known: {', '.join(sorted(GRID_KEYS))})")
+        self.mode: tuple[str, ...] = _tuple(mode)
+        self.replications = replications
+        self.site = site
+        #: Swept options: name -> values, as a person gives them (days).
+        self.axes: dict[str, tuple[Any, ...]] = {options.option(n).name: _axis(options.option(n).name, v)
+                                                 for n, v in axes.items()}
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _SWEPT_NAMES:
+            o = options.option(name)
+            if o.name in self.axes:
+                values = self.axes[o.name]
+                return tuple(o.convert(v) for v in values) if isinstance(o.kind, options.Days) else values
+            return (o.defaults.get(options.SITE, o.defaults.get(options.REPLAY)),)
+        raise AttributeError(name)
+
+    def with_replications(self, replications: int) -> Grid:
+        return Grid(self.mode, replications, self.site, **self.axes)
+
+    @property
+    def seed(self) -> tuple[int, ...]:
+        return self.axes.get("seed", (0,))
 
     def seeds(self) -> tuple[int, ...]:
         r = self.replications
@@ -171,20 +213,20 @@ class Grid:
         out = (s + r for s in self.seed for r in range(self.replications))
         return tuple(dict.fromkeys(out))
 
+    def swept(self, mode: str) -> list[str]:
+        """The options this grid varies for ``mode``, in column order (seed aside)."""
+        order = [c for c in CONFIG_COLUMNS if c in _OPTION_NAMES] + list(OPTIONAL_COLUMNS)
+        return [n for n in order if n in self.axes and n != "seed" and mode in options.option(n).modes]
+
     def size(self) -> int:
         """How many runs the grid expands to at most (before duplicates are merged),
         computed without expanding it."""
         seeds = len(self.seed) * self.replications
         total = 0
         for mode in set(self.mode):
-            if mode == "site":
-                policies = len(self.moldable_policy) if self.adaptive else 1
-                total += math.prod((len(self.users), len(self.submittal), len(self.workpool), len(self.scheduler),
-                                    len(self.estimates), len(self.nodes), len(self.duration),
-                                    max(len(self.adaptive), 1), policies, seeds))
-            elif mode == "replay":
-                total += math.prod((len(self.trace), len(self.load_factor), len(self.scheduler),
-                                    len(self.estimates), len(self.nodes), seeds))
+            if mode not in MODES:
+                continue
+            total += math.prod(len(self.axes[n]) for n in self.swept(mode)) * seeds
         return total
 
     def points(self) -> list[Point]:
@@ -197,56 +239,50 @@ class Grid:
         return list(points.values())
 
 
+def base_values(mode: str, site: str | None) -> dict[str, Any]:
+    """The stored values a point of ``mode`` starts from: the declared defaults, then
+    the site file's (site runs)."""
+    values = options.defaults(mode)
+    if mode == options.SITE and site is not None:
+        from sitesim.runs.sitefile import load_site_file
+
+        values.update(load_site_file(site))
+    return values
+
+
 def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     seeds = grid.seeds()
-    estimates = tuple(e or DEFAULT_ESTIMATES[mode] for e in grid.estimates)
-    if mode == "site":
-        from sitesim.runs.policy import machine_nodes
+    base = base_values(mode, grid.site)
+    names = grid.swept(mode)
+    axes = [tuple(v if v is None else options.option(n).convert(v) for v in grid.axes[n]) for n in names]
+    for combination in itertools.product(*axes, seeds):
+        values = dict(zip([*names, "seed"], combination))
+        fixed = {c: values.get(c, base.get(c)) for c in _FIXED[mode]}
+        if mode == options.SITE:
+            from sitesim.runs.policy import machine_nodes
 
-        adaptive: tuple[float | None, ...] = tuple(float(a) for a in grid.adaptive) or (None,)
-        policies: tuple[str | None, ...] = grid.moldable_policy if grid.adaptive else (None,)
-        for users, sub, pool, sched, est, n, dur, share, policy, seed in itertools.product(
-            grid.users, grid.submittal, grid.workpool, grid.scheduler, estimates,
-            grid.nodes, grid.duration, adaptive, policies, seeds,
-        ):
-            # A partitioned:FILE policy brings its machine, as on the command line.
-            n = machine_nodes(sched, n) or 128
-            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=n,
-                        users=users, submittal=sub, workpool=pool, duration=dur,
-                        adaptive=share, moldable_policy=policy)
-    else:
-        for trace, lf, sched, est, size, seed in itertools.product(
-            grid.trace, grid.load_factor, grid.scheduler, estimates, grid.nodes, seeds,
-        ):
-            yield Point(mode=mode, scheduler=sched, estimates=est, seed=seed, nodes=size,
-                        trace=trace, load_factor=float(lf))
+            if "nodes" not in values:
+                # A partitioned:FILE policy brings its machine, as on the command line.
+                fixed["nodes"] = machine_nodes(fixed["scheduler"], None) or base["nodes"]
+            elif fixed["nodes"] is None:
+                fixed["nodes"] = base["nodes"]
+        optional = {c: values[c] for c in OPTIONAL_COLUMNS if c in values}
+        yield Point(mode, site=grid.site if mode == options.SITE else None, **fixed, **optional)
 
 
 def _check_types(grid: Grid) -> None:
-    """Each value has its parameter's type: ``users = [true]`` is not one user, and
-    ``replications = [2]`` is not a number (TOML and flags give any type)."""
-    whole = ("users", "seed", "duration")
-    for name in whole:
-        values = getattr(grid, name)
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
-            raise InputError(f"must be whole numbers, got {list(values)}", field=name)
-    if any(n is not None and (isinstance(n, bool) or not isinstance(n, int)) for n in grid.nodes):
-        raise InputError(f"must be whole numbers or 'trace', got {list(grid.nodes)}", field="nodes")
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in grid.load_factor):
-        raise InputError(f"must be numbers, got {list(grid.load_factor)}", field="load_factor")
-    for name in ("mode", "submittal", "workpool", "scheduler", "trace"):
-        values = getattr(grid, name)
-        if any(not isinstance(v, str) or not v for v in values):
-            raise InputError(f"must be non-empty names, got {list(values)}", field=name)
-    if any(e is not None and (not isinstance(e, str) or not e) for e in grid.estimates):
-        raise InputError(f"must be non-empty names, got {list(grid.estimates)}", field="estimates")
+    """The grid's own settings have their types (an option's values are checked by the
+    option itself, by name)."""
     r = grid.replications
     if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_REPLICATIONS:
         raise InputError(f"must be a whole number in 1..{MAX_REPLICATIONS}, got {r!r}", field="replications")
-    for name in ("mode", "users", "submittal", "workpool", "scheduler", "estimates", "seed",
-                 "load_factor", "nodes", "duration"):
-        if not getattr(grid, name):
+    if any(not isinstance(m, str) or not m for m in grid.mode):
+        raise InputError(f"must be non-empty names, got {list(grid.mode)}", field="mode")
+    for name, values in grid.axes.items():
+        if not values:
             raise InputError("needs at least one value", field=name)
+    if grid.site is not None and (not isinstance(grid.site, str) or not grid.site):
+        raise InputError(f"must be a site name or a file, got {grid.site!r}", field="site")
     total = grid.size()
     if total > MAX_SWEEP_RUNS:
         raise InputError(f"the grid has {total:,} runs, more than the limit of {MAX_SWEEP_RUNS:,};"
@@ -255,66 +291,60 @@ def _check_types(grid: Grid) -> None:
 
 def _validate(grid: Grid) -> None:
     """Every value is checked before any run: a typo fails the sweep at once, not each
-    of its runs later (docs/sweeps.md)."""
+    of its runs later (docs/sweeps.md). Each value is checked by its option (type, unit,
+    limits), then by a configuration built with it alone (names of policies and models)."""
     from sitesim.runs.policy import check_spec
-    from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
     from sitesim.workload.estimates import make_estimates
 
     _check_types(grid)
     for mode in grid.mode:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r} (known: site, replay)", field="mode")
+    for name, values in grid.axes.items():
+        o = options.option(name)
+        for value in values:
+            if not (value is None and name == "nodes"):
+                o.convert(value)
     if "replay" in grid.mode:
         from sitesim.workload.files import is_stream
 
-        if not grid.trace:
+        if not grid.axes.get("trace"):
             raise InputError("replay runs need at least one trace", field="trace")
-        for trace in grid.trace:
+        for trace in grid.axes["trace"]:
             if is_stream(trace):  # workers open each trace again: a pipe is read only once
                 raise InputError(f"{trace} is a pipe; a sweep re-reads its traces in every worker,"
                                  " so write the trace to a file first", field="trace")
             if not Path(trace).is_file():
                 raise InputError(f"trace not found: {trace}", field="trace")
             _check_trace(trace)
-    if "site" in grid.mode:
-        for name, registry in (("submittal", SUBMITTAL_MODELS), ("workpool", WORKPOOL_MODELS)):
-            for value in getattr(grid, name):
-                try:
-                    registry.get(value)
-                except InputError as exc:
-                    raise InputError(exc.message, field=name) from None
-    for name in grid.scheduler:
-        check_spec(name)  # unknown names, modules and bad arguments (e.g. timed:cons) fail here
-    for spec in grid.estimates:
-        if spec is None:
-            continue
+    for spec in grid.axes.get("scheduler", ()):
+        check_spec(spec)  # unknown names, modules and bad arguments (e.g. timed:cons) fail here
+    for spec in grid.axes.get("estimates", ()):
         model = make_estimates(spec)  # unknown names and bad arguments fail here
         if model.needs_trace and "site" in grid.mode:
             raise InputError(f"estimate model {spec!r} needs a trace: replay mode only",
                              field="estimates")
-    if any(s < 0 for s in grid.seed):
-        raise InputError(f"seeds are non-negative whole numbers, got {list(grid.seed)}",
-                         field="seed")
-    for name, values, high, unit in (
-        ("users", grid.users, MAX_USERS, "users"),
-        ("duration", grid.duration, MAX_SECONDS, f"seconds ({years(MAX_SECONDS)})"),
-        ("nodes", [n for n in grid.nodes if n is not None], MAX_NODES, "nodes"),
-    ):
-        for value in values:
-            check_range(name, value, 1, high, unit)
-    if any(not (not isinstance(a, bool) and isinstance(a, (int, float)) and 0 <= a <= 1) for a in grid.adaptive):
-        raise InputError(f"adaptive shares are fractions in [0, 1], got {list(grid.adaptive)}",
-                         field="adaptive")
-    if grid.adaptive:
-        from sitesim.moldable.gas import REQUEST_POLICIES
-
-        for policy in grid.moldable_policy:
-            REQUEST_POLICIES.get(policy)
-        if "site" in grid.mode and any(grid.adaptive):
+    if "site" in grid.mode:
+        _probe_site(grid)
+        if any(grid.axes.get("adaptive", ())):
             _check_adaptive(grid)
-    if any(not (MIN_LOAD_FACTOR <= lf <= MAX_LOAD_FACTOR) for lf in grid.load_factor):
-        raise InputError(f"load factors must be in {MIN_LOAD_FACTOR:g}..{MAX_LOAD_FACTOR:g},"
-                         f" got {list(grid.load_factor)}", field="load_factor")
+
+
+def _probe_site(grid: Grid) -> None:
+    """Each site-level value in a configuration of its own: unknown models, size
+    mappings and request policies fail before any run, naming the grid parameter."""
+    from sitesim.runs.site import SiteConfig
+
+    base = base_values(options.SITE, grid.site)
+    for name in grid.swept(options.SITE):
+        if name in ("scheduler", "estimates", "nodes", "duration"):
+            continue  # checked above, or only meaningful with the rest of the point
+        for value in grid.axes[name]:
+            try:
+                SiteConfig(**{**base, name: options.option(name).convert(value)})
+            except InputError as exc:
+                if options.name_of(exc.field or "") == name:
+                    raise InputError(exc.message, field=name) from None
 
 
 def _check_trace(trace: str) -> None:
@@ -344,29 +374,29 @@ def _check_adaptive(grid: Grid) -> None:
             AvailabilityView.of(site, f"--adaptive with moldable policy {policy}")  # type: ignore[arg-type]
 
 
-GRID_KEYS = frozenset(a.name for a in Grid.__attrs_attrs__)  # type: ignore[attr-defined]
-
-
-#: Grid parameters that only one mode uses: given for a grid without that mode, they
-#: would be ignored in silence.
-SITE_ONLY = ("users", "submittal", "workpool", "duration", "adaptive", "moldable_policy")
-REPLAY_ONLY = ("trace", "load_factor")
+_SWEPT_NAMES = frozenset([*(o.name for o in options.OPTIONS if o.sweep),
+                           *(a for o in options.OPTIONS if o.sweep for a in o.aliases)])
+GRID_KEYS = frozenset(["mode", "replications", "site", *(o.name for o in options.OPTIONS if o.sweep)])
 
 
 def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
     """Build a grid from a TOML table or merged CLI flags; unknown keys are errors, and
     so are keys no run of the grid would use (``users`` in a replay-only grid,
     ``moldable_policy`` without ``adaptive``, ``nodes = "trace"`` without replay runs)."""
-    unknown = sorted(set(spec) - GRID_KEYS)
+    unknown = sorted(set(spec) - GRID_KEYS - _SWEPT_NAMES)
     if unknown:
         raise InputError(f"unknown grid parameter(s): {', '.join(unknown)}"
                          f" (known: {', '.join(sorted(GRID_KEYS))})", path=origin)
     modes = set(_tuple(spec.get("mode", "site")))
-    for mode, keys in (("site", SITE_ONLY), ("replay", REPLAY_ONLY)):
-        given = [k for k in keys if k in spec]
-        if given and mode not in modes and all(isinstance(m, str) for m in modes):
-            raise InputError(f"applies to {mode} runs only, and this grid has none (mode: {', '.join(sorted(modes))})",
-                             path=origin, field=given[0])
+    for key in spec:
+        if key in GRID_KEYS - {"mode", "replications", "site"} or key in _SWEPT_NAMES:
+            used = options.option(key).modes
+            if all(isinstance(m, str) for m in modes) and not modes & set(used):
+                mode = used[0]
+                raise InputError(f"applies to {mode} runs only, and this grid has none"
+                                 f" (mode: {', '.join(sorted(modes))})", path=origin, field=key)
+    if "site" in spec and "site" not in modes:
+        raise InputError("applies to site runs only, and this grid has none", path=origin, field="site")
     if "moldable_policy" in spec and not spec.get("adaptive"):
         raise InputError("applies with adaptive (shares of adaptive users) only", path=origin,
                          field="moldable_policy")
@@ -375,37 +405,6 @@ def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
         raise InputError("'trace' (the trace header's size) applies to replay runs; site runs need a number",
                          path=origin, field="nodes")
     return Grid(**spec)
-
-
-def _nodes(value: Any) -> tuple[int | None, ...]:
-    """``"trace"`` (TOML, CLI) is the same as None: the trace header's machine size."""
-    return tuple(None if v == "trace" else v for v in _tuple(value))
-
-
-def _durations(value: Any) -> tuple[int, ...]:
-    return tuple(parse_duration(v) for v in _tuple(value))
-
-
-def parse_duration(value: Any) -> int:
-    """Seconds from ``86400``, ``"3d"``, ``"12h"``, ``"90m"``, ``"1y"`` (365 days)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)", field="duration")
-    if isinstance(value, int):
-        return value
-    text = str(value).strip().lower()
-    units = {"s": 1, "m": 60, "h": 3600, "d": DAY, "w": 7 * DAY, "y": 365 * DAY}
-    scale = units.get(text[-1:], None)
-    number = text[:-1] if scale else text
-    try:
-        seconds = float(number) * (scale or 1)
-    except ValueError:
-        raise InputError(f"bad duration {value!r} (seconds, or with s/m/h/d/w/y)",
-                         field="duration") from None
-    if not math.isfinite(seconds):
-        raise InputError(f"duration {value!r} is not finite", field="duration")
-    if seconds != int(seconds):
-        raise InputError(f"duration {value!r} is not whole seconds", field="duration")
-    return int(seconds)
 
 
 def load_grid_toml(path: str | Path) -> dict[str, Any]:

@@ -43,12 +43,14 @@ ADAPTIVE_COLUMNS: tuple[str, ...] = (
 
 
 def columns_for(points: Iterable[Point]) -> tuple[str, ...]:
-    """The CSV columns of a sweep: :data:`COLUMNS`, plus the adaptive ones if it sets them."""
-    if any(p.adaptive is not None for p in points):
-        return (
-            *CONFIG_COLUMNS, *OPTIONAL_COLUMNS, *METRIC_COLUMNS, *ADAPTIVE_COLUMNS, *PRODUCTIVITY_COLUMNS,
-        )
-    return COLUMNS
+    """The CSV columns of a sweep: :data:`COLUMNS`, with the optional options it varies
+    (and the adaptive metrics, if it varies adaptive users)."""
+    points = list(points)
+    optional = tuple(c for c in OPTIONAL_COLUMNS if any(getattr(p, c) is not None for p in points))
+    if not optional:
+        return COLUMNS
+    adaptive = ADAPTIVE_COLUMNS if "adaptive" in optional else ()
+    return (*CONFIG_COLUMNS, *optional, *METRIC_COLUMNS, *adaptive, *PRODUCTIVITY_COLUMNS)
 
 
 def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
@@ -76,28 +78,27 @@ def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
 
 
 def run_point(point: Point) -> Row:
-    """Simulate one point (no output files) and return its row."""
+    """Simulate one point (no output files) and return its row: the point's options on
+    top of its base (its site file, else the declared defaults), as the command line
+    puts flags on top of ``--site``."""
     if point.mode == "replay":
         from sitesim.runs.replay import ReplayConfig, run_replay
 
-        assert point.trace is not None and point.load_factor is not None
-        replayed = run_replay(ReplayConfig(
-            trace=point.trace, scheduler=point.scheduler, estimates=point.estimates,
-            nodes=point.nodes, load_factor=point.load_factor, seed=point.seed,
-        ))
+        replayed = run_replay(ReplayConfig(**point.settings()))
         return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
     if point.mode == "site":
-        from sitesim.runs.site import SiteConfig, run_site
+        from sitesim.runs.site import run_site
 
-        assert point.users is not None and point.submittal and point.workpool
-        # The fields not set here are SiteConfig's defaults, the site model that the
-        # row's ``model`` fingerprint hashes (sitesim/sweep/fingerprint.py, site_model).
-        config = SiteConfig(
-            users=point.users, submittal=point.submittal, workpool=point.workpool,
-            scheduler=point.scheduler, estimates=point.estimates, nodes=point.nodes or 128,
-            duration=point.duration, seed=point.seed,
-            adaptive=point.adaptive or 0.0, moldable_policy=point.moldable_policy or "gas",
-        )
+        config = site_config_of(point)
         result = run_site(config)
         return make_row(point, config.nodes, result.summary, productivity=result.productivity)
     raise ValueError(f"unknown mode {point.mode!r}")
+
+
+def site_config_of(point: Point) -> Any:
+    """The site configuration a site-level point runs."""
+    from sitesim.runs.sitefile import load_site_file, site_config, site_path
+
+    base = load_site_file(point.site) if point.site is not None else {}
+    origin = str(site_path(point.site)) if point.site is not None else None
+    return site_config(base, point.settings(), origin=origin)

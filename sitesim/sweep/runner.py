@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from attrs import define, evolve, field
+from attrs import define, field
 
 from sitesim.sweep.executors import make_executor
 from sitesim.sweep.fingerprint import stamp
@@ -67,7 +67,7 @@ def run_sweep(
     """
     if isinstance(grid, Grid):
         if replications is not None:
-            grid = evolve(grid, replications=replications)
+            grid = grid.with_replications(replications)
         points = grid.points()
     else:
         if replications is not None:

@@ -177,7 +177,7 @@ def test_paper_site_rows_are_the_sweeps_own(study_dir: Path, tmp_path: Path) -> 
     from sitesim.sweep import Grid, run_sweep
 
     path = tmp_path / "sweep.csv"
-    grid = Grid(users=10, scheduler=("fcfs", "easy"), duration="30d", replications=3)
+    grid = Grid(users=10, scheduler=("fcfs", "easy"), duration=30, replications=3)
     assert run_sweep(grid, path, "serial", progress=False).ok
     assert path.read_bytes() == (study_dir / "results.csv").read_bytes()
 

@@ -9,13 +9,13 @@ from sitesim.sweep.store import read_rows
 
 
 def test_sweeps_without_adaptive_keep_their_columns():
-    points = Grid(users=2, duration="1d").points()
+    points = Grid(users=2, duration=1).points()
     assert columns_for(points) == COLUMNS
     assert all(len(p.key()) == len(CONFIG_COLUMNS) for p in points)
 
 
 def test_adaptive_sweep_rows_and_resume(tmp_path):
-    grid = Grid(users=4, scheduler="cons", duration="2d", adaptive=[0, 0.5], moldable_policy=["gas", "static"])
+    grid = Grid(users=4, scheduler="cons", duration=2, adaptive=[0, 0.5], moldable_policy=["gas", "static"])
     out = tmp_path / "s.csv"
     report = run_sweep(grid, out, "serial", progress=False)
     assert report.ok and report.ran == 4

@@ -52,7 +52,7 @@ def test_failed_runs_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["--estimates", "f:0.5"], "badness factor"),
         (["--estimates", "trace"], "needs a trace"),
         (["--seed", "-1"], "non-negative"),
-        (["--duration", "inf"], "not finite"),
+        (["--duration", "inf"], "must be a number of days above 0"),
     ],
 )
 def test_grid_is_validated_before_any_run(

@@ -64,7 +64,7 @@ def test_dask_matches_serial(replay_grid: Grid, serial_csv: bytes, tmp_path: Pat
 @pytest.mark.skipif(importlib.util.find_spec("sitesim.runs.site") is None,
                     reason="site-level runs (sitesim.runs.site) not available yet")
 def test_site_runs_match_across_executors(tmp_path: Path) -> None:
-    grid = Grid(mode="site", users=(2, 4), scheduler=("fcfs", "easy"), duration="1d")
+    grid = Grid(mode="site", users=(2, 4), scheduler=("fcfs", "easy"), duration=1)
     serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
     assert run_sweep(grid, serial, "serial", progress=False).ok
     assert run_sweep(grid, parallel, jobs=2, progress=False).ok

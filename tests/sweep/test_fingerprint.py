@@ -70,7 +70,7 @@ def _stale_csv(tmp_path: Path, grid: Grid) -> Path:
 
 
 def test_rows_of_another_model_are_rerun_not_resumed(tmp_path: Path) -> None:
-    grid = Grid(users=(1, 2), duration=86_400, replications=2)
+    grid = Grid(users=(1, 2), duration=1, replications=2)
     csv = _stale_csv(tmp_path, grid)
     calls: list[Point] = []
 
@@ -85,7 +85,7 @@ def test_rows_of_another_model_are_rerun_not_resumed(tmp_path: Path) -> None:
 
 
 def test_reuse_copies_only_rows_of_the_same_model(tmp_path: Path) -> None:
-    grid = Grid(users=(1, 2), duration=86_400)
+    grid = Grid(users=(1, 2), duration=1)
     stale = _stale_csv(tmp_path, grid)
     report = run_sweep(grid, tmp_path / "new.csv", executor="serial", run=fake_run, progress=False,
                        reuse=[stale])
@@ -98,7 +98,7 @@ def test_reuse_copies_only_rows_of_the_same_model(tmp_path: Path) -> None:
 
 
 def test_a_csv_from_before_the_model_column_is_refused(tmp_path: Path) -> None:
-    grid = Grid(users=1, duration=86_400)
+    grid = Grid(users=1, duration=1)
     csv = tmp_path / "runs.csv"
     run_sweep(grid, csv, executor="serial", run=fake_run, progress=False)
     header, rows = read_rows(csv)

@@ -16,7 +16,7 @@ from sitesim.sweep.store import CsvLock, read_rows
 from tests.helpers import one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ["--users", "1,2", "--duration", "2d", "--serial", "--no-progress"]
+SMALL = ["--users", "1,2", "--duration", "2", "--serial", "--no-progress"]
 
 
 @pytest.mark.parametrize("value", [",", "1,,2", "1,"])
@@ -87,7 +87,7 @@ def _marked(mark: str) -> list[int]:
 #: Ten one-year runs on two workers: several seconds after the first row is in, so the
 #: second sweep below always starts while this one still holds the CSV.
 USERS = list(range(30, 40))
-SWEEP = ["--users", ",".join(map(str, USERS)), "--duration", "365d", "-j", "2", "--no-progress"]
+SWEEP = ["--users", ",".join(map(str, USERS)), "--duration", "365", "-j", "2", "--no-progress"]
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")

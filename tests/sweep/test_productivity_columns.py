@@ -126,7 +126,7 @@ def test_other_columns_are_still_refused(tmp_path: Path, grid: Grid) -> None:
 
 def test_summarize_knows_the_productivity_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "site.csv"
-    argv = ["sweep", "--users", "2", "--scheduler", "easy", "--duration", "2d", "--replications", "2",
+    argv = ["sweep", "--users", "2", "--scheduler", "easy", "--duration", "2", "--replications", "2",
             "--serial", "--no-progress", "-o", str(out)]
     assert sitesim_main(argv) == 0
     capsys.readouterr()

@@ -20,7 +20,7 @@ from sitesim.sweep.grid import Grid
 from sitesim.sweep.store import CsvLock
 from tests.sweep.helpers import small_trace
 
-SMALL = ["--users", "1", "--duration", "1h", "--serial", "--no-progress"]
+SMALL = ["--users", "1", "--duration", "0.0416666667", "--serial", "--no-progress"]
 
 
 def _only_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -56,7 +56,7 @@ def test_empty_or_misplaced_outputs(tmp_path: Path, argv: list[str], capsys: pyt
     (["--load-factor", "2", *SMALL], "load_factor: applies to replay runs"),
     (["--adaptive", "0.5", *SMALL], "exports none"),  # gas needs cons's availability list
     (["--mode", "replay", "--trace", "BINARY", "--serial"], "truncated line"),
-    (["--mode", "replay", "--trace", "TRACE", "--load-factor", "1e-300", "--serial"], "load factors must be in"),
+    (["--mode", "replay", "--trace", "TRACE", "--load-factor", "1e-300", "--serial"], "load_factor: must be a finite number in"),
 ])
 def test_refused_before_any_run(tmp_path: Path, argv: list[str], message: str,
                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +104,7 @@ def test_one_csv_under_two_names_is_one_lock(tmp_path: Path, capsys: pytest.Capt
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     err = io.StringIO()
-    argv = ["sweep", "--users", "1,2", "--duration", "1h", "--serial", "-o", str(tmp_path / "s.csv")]
+    argv = ["sweep", "--users", "1,2", "--duration", "0.0416666667", "--serial", "-o", str(tmp_path / "s.csv")]
     with contextlib.redirect_stderr(err):
         assert main(argv) == 0
     assert err.getvalue().count("\n") == 1 and "\r" not in err.getvalue() and "run/s" not in err.getvalue()
