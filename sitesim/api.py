@@ -24,11 +24,10 @@ from sitesim.errors import InputError
 from sitesim.metrics.records import JobTable
 from sitesim.runs import options
 from sitesim.runs.components import resolve
-from sitesim.runs.policy import load_partitions, machine_nodes
+from sitesim.runs.policy import machine_nodes
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import run_site
 from sitesim.runs.sitefile import load_site_file, site_config
-from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, total_nodes
 
 #: A scheduler or model as the API takes it: a spec, a class, or (where allowed) an instance.
 Component = str | type | object
@@ -55,18 +54,6 @@ class Result:
 def _as_written(document: dict[str, Any]) -> dict[str, Any]:
     """The summary exactly as summary.json holds it (tuples become lists, and so on)."""
     return json.loads(json.dumps(document))  # type: ignore[no-any-return]
-
-
-def _partitions(partitions: str | Path | Iterable[PartitionSpec] | None) -> tuple[PartitionSpec, ...]:
-    if partitions is None:
-        return ()
-    if isinstance(partitions, (str, os.PathLike)):
-        return load_partitions(partitions)  # type: ignore[arg-type]
-    specs = tuple(_iterable(partitions, "partitions"))
-    for spec in specs:
-        if not isinstance(spec, PartitionSpec):
-            raise InputError(f"must be a file or PartitionSpec records, got {spec!r}", field="partitions")
-    return specs
 
 
 # The API's own arguments are checked here, so that a wrong type is an InputError naming
@@ -131,7 +118,6 @@ def simulate(
     users: int | None = None,
     *,
     site: str | Path | None = None,
-    partitions: str | Path | Iterable[PartitionSpec] | None = None,
     observers: Iterable[object] = (),
     out: str | Path | None = None,
     debug: bool = False,
@@ -148,9 +134,6 @@ def simulate(
     if site is not None and not isinstance(site, (str, os.PathLike)):
         raise InputError(f"must be a site name or a path, got {site!r}", field="site")
     base = load_site_file(site) if site is not None else {}
-    parts = _partitions(partitions)
-    if parts:
-        base.update(partitions=parts, scheduler=PARTITIONED, nodes=total_nodes(parts))
     values, sched, est = _components({"users": users, **settings})
     overrides = _options(values, options.SITE)
     _nodes(overrides, sched, "nodes" in base)
@@ -168,7 +151,6 @@ def simulate(
 def replay(
     trace: str | Path,
     *,
-    partitions: str | Path | Iterable[PartitionSpec] | None = None,
     observers: Iterable[object] = (),
     out: str | Path | None = None,
     debug: bool = False,
@@ -181,13 +163,10 @@ def replay(
     trace_path = _path(trace, "trace")
     out_dir = _path(out, "out")
     extra = _iterable(observers, "observers")
-    parts = _partitions(partitions)
     values, sched, est = _components(dict(settings))
     stored = _options({**values, "trace": str(trace_path)}, options.REPLAY)
     _nodes(stored, sched, False)
-    if parts:
-        stored.setdefault("scheduler", PARTITIONED)
-    config = ReplayConfig(**stored, partitions=parts)
+    config = ReplayConfig(**stored)
     table = JobTable()
     result = run_replay(
         config, out_dir, debug=debug,

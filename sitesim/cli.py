@@ -214,6 +214,16 @@ def _given(args: argparse.Namespace, mode: str) -> dict[str, Any]:
     return given
 
 
+def _partitions(args: argparse.Namespace, given: dict[str, Any]) -> None:
+    """``--partitions FILE`` is ``-s partitioned:FILE``: one policy, named either way."""
+    if args.partitions is None:
+        return
+    if "scheduler" in given:
+        raise InputError(f"scheduler {given['scheduler']!r} given with partitions: each partition sets its own"
+                         " policy", field="--scheduler")
+    given["scheduler"] = f"partitioned:{args.partitions}"
+
+
 class _Usage(Exception):
     """A usage error found after parsing (printed by the parser, exit 2)."""
 
@@ -231,7 +241,6 @@ def _stored(given: dict[str, Any], mode: str) -> dict[str, Any]:
 def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
-    from sitesim.schedulers.partitioned import PARTITIONED
 
     if args.site is not None:
         parser.error("--site describes simulated users and cannot be combined with -c")
@@ -240,14 +249,9 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if value is not None:
                 parser.error(f"{flag} applies with --moldable only")
     given = _stored(_given(args, options.REPLAY), options.REPLAY)
-    partitions: tuple[Any, ...] = ()
-    if args.partitions is not None:  # site files (and their TOML parser) only when asked for
-        from sitesim.runs.policy import load_partitions
-
-        partitions = load_partitions(args.partitions)
-        given.setdefault("scheduler", PARTITIONED)
+    _partitions(args, given)
     try:
-        config = ReplayConfig(**given, partitions=partitions)
+        config = ReplayConfig(**given)
     except InputError as exc:
         from sitesim.runs.sitefile import flag_of
 
@@ -303,19 +307,13 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         parser.error("--moldable, --moldable-table and --slice-days apply to trace replay (-c) only")
     base = load_site_file(args.site) if args.site is not None else {}
     overrides = _stored(_given(args, options.SITE), options.SITE)
-    if args.partitions is not None:  # replaces the site file's partitions or scheduler
-        from sitesim.runs.policy import load_partitions
-        from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
-
-        overrides.setdefault("scheduler", PARTITIONED)
-        overrides["partitions"] = load_partitions(args.partitions)
-        overrides.setdefault("nodes", total_nodes(overrides["partitions"]))
-    elif "scheduler" in overrides and "nodes" not in base:
+    _partitions(args, overrides)  # replaces the site file's partitions or scheduler
+    if "scheduler" in overrides and "nodes" not in overrides:
         from sitesim.runs.policy import machine_nodes
 
-        declared = machine_nodes(overrides["scheduler"], None)  # -s partitioned:FILE, as --partitions FILE
+        declared = machine_nodes(overrides["scheduler"], None)  # a policy that brings its machine
         if declared is not None:
-            overrides.setdefault("nodes", declared)
+            overrides["nodes"] = declared
     if "max_jobs" in overrides and "duration" not in overrides and "duration" not in base:
         base["duration"] = None
     origin = str(site_path(args.site)) if args.site is not None else None

@@ -163,3 +163,18 @@ def one_line_error(argv: list[str], capsys: object, *, sweep: bool = False) -> s
     lines = [line for line in err.splitlines() if "error:" in line]
     assert len(lines) == 1, err
     return lines[0]
+
+
+def partitioned(directory, specs) -> str:
+    """``partitioned:FILE`` for partition records written to a TOML file in ``directory``
+    (a partitioned machine is a policy that reads its partitions from a file)."""
+    from pathlib import Path
+
+    lines = []
+    for p in specs:
+        lines += ["[[partitions]]", f'name = "{p.name}"', f"nodes = {p.nodes}", f'scheduler = "{p.scheduler}"']
+        lines += [f"max_size = {p.max_size}"] if p.max_size is not None else []
+        lines += [f"max_estimate = {p.max_estimate}"] if p.max_estimate is not None else []
+    path = Path(directory) / f"partitions-{abs(hash(tuple(specs)))}.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return f"partitioned:{path}"

@@ -30,9 +30,8 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_machine, check_policy, machine_nodes
+from sitesim.runs.policy import build_scheduler, check_machine, machine_nodes, policy_label
 from sitesim.schedulers.base import Scheduler
-from sitesim.schedulers.partitioned import PARTITIONED, PartitionSpec, label
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
@@ -69,8 +68,6 @@ class ReplayConfig:
     #: "trace": status-0 jobs fail at their recorded runtime; "none": they complete
     #: (docs/failures.md).
     failures: str = _default("failures")
-    #: Partitions instead of one ``scheduler`` (docs/partitions.md); nodes = their total.
-    partitions: tuple[PartitionSpec, ...] = ()
     #: Replay with feedback (docs/feedback-replay.md): None for the open model, else
     #: what session starts are anchored to, one of ``SESSION_STARTS``.
     feedback: str | None = _default("feedback")
@@ -79,7 +76,6 @@ class ReplayConfig:
 
     def __attrs_post_init__(self) -> None:
         options.check_record(self, options.REPLAY)
-        check_policy(self.scheduler, self.partitions)
         if self.feedback is not None:
             from sitesim.users.recorded import SESSION_STARTS
 
@@ -135,8 +131,8 @@ class ReplayResult:
 
     @property
     def policy(self) -> str:
-        """Table 2's policy column: the scheduler, or ``partitioned``."""
-        return PARTITIONED if self.config.partitions else self.config.scheduler
+        """Table 2's policy column: the scheduler's spec, or its label (``partitioned``)."""
+        return policy_label(self.config.scheduler)
 
     def document(self) -> dict[str, Any]:
         config = attrs.asdict(self.config)
@@ -219,16 +215,15 @@ def run_replay(
         rng = np.random.default_rng(config.seed)
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
-        # Given, else the partitions' (--partitions FILE or a partitioned:FILE policy),
-        # else the trace header's.
+        # Given, else the policy's own (a partitioned:FILE policy), else the trace header's.
         nodes = (
-            machine_nodes(config.scheduler, config.nodes, config.partitions)
+            machine_nodes(config.scheduler, config.nodes)
             or reader.header.machine_size() or DEFAULT_NODES
         )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
         if scheduler is None:
-            scheduler = build_scheduler(config.scheduler, nodes, config.partitions)
+            scheduler = build_scheduler(config.scheduler, nodes)
         check_machine(scheduler, nodes)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
@@ -239,7 +234,7 @@ def run_replay(
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
         staged = None
         if out is not None:
-            policy = label(config.partitions) if config.partitions else config.scheduler
+            policy = config.scheduler
             kind = "a conventional replay" if config.feedback is None else (
                 f"a replay with feedback (session starts {config.feedback})"
             )
@@ -247,6 +242,7 @@ def run_replay(
                 *reader.header.lines,
                 f"; sitesim: schedule of {kind}, scheduler {policy},"
                 f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
+                *([f"; Note: {note}"] if (note := scheduler.note()) else []),
             ]
             staged = run.write_schedule(out, "schedule.swf", header, stack)
         recorder = None

@@ -43,10 +43,9 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_machine, check_policy, check_spec
+from sitesim.runs.policy import build_scheduler, check_machine, check_spec, machine_nodes, policy_label
 from sitesim.runs.population_check import check_population_file
 from sitesim.schedulers.base import Scheduler
-from sitesim.schedulers.partitioned import PartitionSpec, label, total_nodes
 from sitesim.moldable.gas import REQUEST_POLICIES
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
 from sitesim.users.adaptive import adaptive_summary, adaptive_users, make_adaptive_factory
@@ -88,9 +87,6 @@ class SiteConfig:
     #: ``measured`` site; the default is the ``paper`` site's value, fitted to the
     #: paper's Table 2 alone (docs/fidelity.md). models/paper.toml states it too.
     runtime_scale: float = _default("runtime_scale")
-    #: Partitions (docs/partitions.md): then ``scheduler`` is "partitioned" and
-    #: ``nodes`` their total. A tuple of frozen records keeps the config hashable.
-    partitions: tuple[PartitionSpec, ...] = ()
     #: A fitted population (``population.json`` of ``sitesim fit``): then the users are
     #: ``users`` people resampled from it, who arrive, hold sessions and leave
     #: (docs/validation.md), instead of the paper's static sessions.
@@ -104,11 +100,6 @@ class SiteConfig:
         """Check every value before a run; errors name the option (``users``, ...), and
         :func:`sitesim.runs.sitefile.site_config` turns that into the flag or site-file
         key the value came from."""
-        check_policy(self.scheduler, self.partitions)
-        if self.partitions and self.nodes != (total := total_nodes(self.partitions)):
-            raise InputError(
-                f"machine size {self.nodes} differs from the partitions' total {total}", field="nodes"
-            )
         if self.duration is None and self.max_jobs is None:
             raise InputError("a run needs a duration, a job limit, or both", field="duration")
         options.check_record(self, options.SITE)
@@ -125,8 +116,10 @@ class SiteConfig:
             raise InputError(
                 f"estimate model {self.estimates!r} needs a trace; use it with -c", field="estimates"
             )
-        if not self.partitions:
-            check_spec(self.scheduler)
+        check_spec(self.scheduler)
+        declared = machine_nodes(self.scheduler, None)
+        if declared is not None and declared != self.nodes:
+            build_scheduler(self.scheduler, self.nodes)  # the policy's own message
         if self.size_mapping not in SIZE_MAPPINGS:
             known = ", ".join(SIZE_MAPPINGS)
             raise InputError(f"unknown size mapping {self.size_mapping!r} (known: {known})", field="size_mapping")
@@ -150,7 +143,7 @@ class SiteResult:
         lines = [USER_HEADER]
         model, pool = ("resampled", "resampled") if c.population else (c.submittal, c.workpool)
         lines += [user_line(uid, s, model, pool) for uid, s in self.users.items()]
-        lines += [SYSTEM_HEADER, system_line(self.summary, c.scheduler, c.users)]
+        lines += [SYSTEM_HEADER, system_line(self.summary, policy_label(c.scheduler), c.users)]
         return lines
 
     def stats(self) -> list[str]:
@@ -174,7 +167,7 @@ class SiteResult:
         )
 
 
-def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK) -> list[str]:
+def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK, note: str | None = None) -> list[str]:
     """SWF header of the generated trace: machine size, local time of time 0, and how
     it was generated."""
     c = config
@@ -192,7 +185,7 @@ def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK) -> list[str]:
         f" empirical {empirical}, size mapping {c.size_mapping}, runtime scale {c.runtime_scale},"
         f" duration {c.duration}, max jobs {c.max_jobs}, seed {c.seed}",
         *([f"; Note: population {Path(c.population).name}"] if c.population else []),
-        *([f"; Note: partitions {label(c.partitions)}"] if c.partitions else []),
+        *([f"; Note: {note}"] if note else []),
         "; Note: field 17 = the job of the user's previous batch that ended last (the"
         " completion the user waited for); field 18 = submit time minus that end; -1 in a"
         " user's first batch",
@@ -230,7 +223,7 @@ def run_site(
         )
     estimates.use_tables(tables)
     if scheduler is None:
-        scheduler = build_scheduler(config.scheduler, config.nodes, config.partitions)
+        scheduler = build_scheduler(config.scheduler, config.nodes)
     check_machine(scheduler, config.nodes)
     run = RunAssembly(scheduler, config.nodes, observers=observers, debug=debug, load_over_window=True)
     site = run.site
@@ -267,7 +260,7 @@ def run_site(
     with ExitStack() as stack:
         staged = None
         if out is not None:
-            staged = run.write_schedule(out, "trace.swf", trace_header(config, clock), stack)
+            staged = run.write_schedule(out, "trace.swf", trace_header(config, clock, scheduler.note()), stack)
         run.run(until=config.duration, progress=progress)
         summary, report = run.close(end=config.duration)
         summary["mean_work"] = run.metrics.system.offered_work / site.submitted if site.submitted else 0.0

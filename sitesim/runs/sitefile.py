@@ -15,9 +15,10 @@ parameters (:func:`scheduler_table`).
 ``population`` (a ``population.json`` of ``sitesim fit``) and an ``empirical`` ending in
 ``.json`` are table files, given relative to the site file.
 
-A ``[[partitions]]`` array of tables splits the machine (docs/partitions.md; the table
-format: :mod:`sitesim.runs.policy`). The machine size is then their total and the
-scheduler ``partitioned``; a top-level ``scheduler`` beside them is an input error.
+A policy may own a table of the site file (``Scheduler.site_table``: ``[[partitions]]``
+splits the machine, docs/partitions.md): the site's policy is then ``NAME:`` this file,
+which may declare the machine size; a top-level ``scheduler`` beside it is an input
+error.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ import attrs
 from sitesim.errors import InputError
 from sitesim.resources import data_directory, shipped_names
 from sitesim.runs import options
-from sitesim.runs.policy import load_partitions, parse_partitions, read_toml
+from sitesim.runs.policy import machine_nodes
+from sitesim.schedulers.base import available
 from sitesim.runs.site import SiteConfig
-from sitesim.schedulers.partitioned import PARTITIONED, total_nodes
+from sitesim.workload.tomlfile import read_toml
 
-__all__ = ["load_partitions", "load_site_file", "site_config"]
+__all__ = ["load_site_file", "site_config"]
 
 def shipped_sites_directory() -> Traversable:
     """Where the shipped site files are: the repository's top-level ``models/``, carried
@@ -70,17 +72,18 @@ def load_site_file(site: str | Path | Traversable) -> dict[str, Any]:
     data.pop("description", None)
     values: dict[str, Any] = {}
     seen: set[str] = set()
-    if "partitions" in data:
+    for name, policy in available().items():
+        if policy.site_table is None or policy.site_table not in data:
+            continue
         if "scheduler" in data:
-            raise InputError(
-                "a partitioned site sets the policy per partition, not at top level",
-                path=where,
-                field="scheduler",
-            )
-        partitions = parse_partitions(data.pop("partitions"), where)
-        values["partitions"] = partitions
-        values["scheduler"] = PARTITIONED
-        values["nodes"] = total_nodes(partitions)
+            raise InputError(f"a site sets its policy in [[{policy.site_table}]] (per part), not at top level",
+                             path=where, field="scheduler")
+        data.pop(policy.site_table)
+        # The policy reads its table from this very file, and may declare the machine size.
+        values["scheduler"] = f"{name}:{where}"
+        declared = machine_nodes(values["scheduler"], None)
+        if declared is not None:
+            values["nodes"] = declared
     for key, value in data.items():
         try:
             if key == "scheduler" and isinstance(value, dict):

@@ -1,7 +1,8 @@
 """Scheduling policies, registered by name (see :mod:`sitesim.schedulers.base`).
 
-Partitioned machines (:mod:`sitesim.schedulers.partitioned`) compose registered
-policies; they are built by the configuration layer, not looked up by name here.
+Composites are registered policies too: ``hold:BASE`` (the log's service) and
+``partitioned:FILE`` (:mod:`sitesim.schedulers.partitioned`), which runs registered
+policies on partitions of the machine and declares its size.
 """
 
 from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
@@ -13,6 +14,7 @@ from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies
     hold,
     los,
     multifactor,
+    partitioned,
     sjbf,
     timed,
 )

@@ -42,6 +42,9 @@ class Scheduler(ABC):
     name: ClassVar[str]
     #: One-line description shown by ``sitesim -h``.
     summary: ClassVar[str] = ""
+    #: A table of a site file that describes this policy's machine (``[[partitions]]``):
+    #: a site file holding it runs ``NAME:`` that file.
+    site_table: ClassVar[str | None] = None
 
     def __init__(self, nodes: int) -> None:
         self.nodes = nodes
@@ -71,6 +74,30 @@ class Scheduler(ABC):
     def check_arg(cls, arg: str | None) -> None:
         """Raise the input error a bad ``NAME:ARG`` argument would, with no machine at hand."""
         cls.from_arg(1, arg)
+
+    @classmethod
+    def declared_nodes(cls, arg: str | None) -> int | None:
+        """The machine size this policy brings with it (a partition file's total), or
+        None: the machine is the run's (given, the site's, or the trace header's)."""
+        return None
+
+    @classmethod
+    def under(cls, arg: str | None, policy: str) -> str:
+        """The spec of this policy's machine run under ``policy`` instead (a study compares
+        policies on one site): by default ``policy`` itself; a composite keeps its
+        structure and runs ``policy`` in its parts."""
+        return policy
+
+    @classmethod
+    def files(cls, arg: str | None) -> list[str]:
+        """The files the spec reads (a sweep's model fingerprint hashes their content)."""
+        return []
+
+    @classmethod
+    def label(cls, arg: str | None) -> str | None:
+        """The policy as the paper's Table 2 names it (its ``policy`` column), when not by
+        its spec (a partitioned machine: ``partitioned``, not its file)."""
+        return None
 
     def bind(self, control: Control) -> None:
         """The site hands over its :class:`~sitesim.engine.site.Control` (kill, timers).
@@ -113,6 +140,11 @@ class Scheduler(ABC):
         """Seconds under which this policy treats a job as short, if it has such a notion
         (timed-run scheduling: the trial length); the run's metrics class waits by it.
         None: the metrics' default (90 s, sitesim/metrics/waits.py)."""
+        return None
+
+    def note(self) -> str | None:
+        """What this policy is made of, for the header of the traces it schedules (a
+        partitioned machine: its partitions); None for a plain policy."""
         return None
 
     def report(self, window: int) -> dict[str, Any]:

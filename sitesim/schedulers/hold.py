@@ -34,11 +34,12 @@ from typing import Any
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import SCHEDULERS, Control, Scheduler, register
+from sitesim.schedulers.composite import Composite
 from sitesim.workload.job import Job
 
 
 @register
-class HoldScheduler(Scheduler):
+class HoldScheduler(Composite):
     """Each job started (or released to ``base``) its recorded wait after submission."""
 
     name = "hold"
@@ -48,7 +49,7 @@ class HoldScheduler(Scheduler):
     )
 
     def __init__(self, nodes: int, base: Scheduler | None = None) -> None:
-        super().__init__(nodes)
+        super().__init__(nodes, [] if base is None else [base])
         self.base = base
         if base is not None:
             #: Released jobs waiting for the base to start them.
@@ -68,17 +69,23 @@ class HoldScheduler(Scheduler):
         base_cls, base_arg = SCHEDULERS.lookup(arg)
         return cls(nodes, base_cls.from_arg(nodes, base_arg))
 
+    @classmethod
+    def files(cls, arg: str | None) -> list[str]:
+        if arg is None:
+            return []
+        base_cls, base_arg = SCHEDULERS.lookup(arg)
+        return base_cls.files(base_arg)
+
     @property
     def spec(self) -> str:
         return self.name if self.base is None else f"{self.name}:{self.base.spec}"
 
+    def part_of(self, job: Job) -> Scheduler | None:
+        return self.base
+
     @property
     def waiting(self) -> int:
         return len(self.held) + len(self.queue)
-
-    @property
-    def bounded(self) -> bool:
-        return self.base is not None and self.base.bounded
 
     def bind(self, control: Control) -> None:
         self.control = control
@@ -96,10 +103,6 @@ class HoldScheduler(Scheduler):
     def job_ended(self, job: Job, now: int) -> None:
         if self.base is not None:
             self.base.job_ended(job, now)
-
-    def timer_expired(self, job: Job, now: int) -> None:
-        if self.base is not None:
-            self.base.timer_expired(job, now)
 
     def schedule(self, now: int, free: int) -> list[Job]:
         held = self.held
@@ -127,10 +130,6 @@ class HoldScheduler(Scheduler):
 
     def admits(self, job: Job) -> bool:
         return job.size <= self.nodes if self.base is None else self.base.admits(job)
-
-    @property
-    def short_job_threshold(self) -> int | None:
-        return None if self.base is None else self.base.short_job_threshold
 
     def report(self, window: int) -> dict[str, Any]:
         return {} if self.base is None else self.base.report(window)

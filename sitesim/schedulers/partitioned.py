@@ -7,6 +7,14 @@ composite :class:`PartitionedScheduler`: it owns one sub-scheduler per partition
 keeps each partition's free-node count itself, so the site and the machine see one
 ordinary scheduler of ``sum(nodes)`` nodes and need no change.
 
+A partitioned machine is a registered policy like any other: ``partitioned:FILE`` runs
+the ``[[partitions]]`` of a TOML file (a ``--partitions FILE``, a site file's own
+partitions), and declares the machine size, their total (:meth:`declared_nodes`);
+``partitioned:FILE@POLICY`` runs every partition under ``POLICY`` (a study compares
+policies on the same partitions). A ``[[partitions]]`` table has ``name``, ``nodes``,
+optional ``scheduler`` (default easy), ``max_size`` and ``max_estimate`` (seconds);
+unknown keys and wrong types are input errors naming the file and the key.
+
 Routing rule (docs/partitions.md): a job goes to the *first* partition, in file order,
 whose thresholds admit it: ``size <= max_size`` (default: the partition's node count)
 and ``estimate <= max_estimate`` (default: no limit). The router sees only what every
@@ -23,9 +31,12 @@ from typing import Any
 
 from attrs import define
 
+import attrs
+
 from sitesim.errors import InputError
 from sitesim.metrics.stats import JobStats
-from sitesim.schedulers.base import Control, Scheduler, make_scheduler
+from sitesim.schedulers.base import Control, Scheduler, make_scheduler, register
+from sitesim.schedulers.composite import Composite
 from sitesim.workload.job import Job
 
 #: The ``scheduler`` name a partitioned configuration reports (Table 2's policy column).
@@ -118,6 +129,55 @@ def total_nodes(partitions: Iterable[PartitionSpec]) -> int:
     return sum(p.nodes for p in partitions)
 
 
+#: Keys of one ``[[partitions]]`` table, their types, and whether they are required.
+_PARTITION_KEYS: dict[str, tuple[type, bool]] = {
+    "name": (str, True),
+    "nodes": (int, True),
+    "scheduler": (str, False),
+    "max_size": (int, False),
+    "max_estimate": (int, False),
+}
+
+
+def parse_partitions(raw: Any, where: str) -> tuple[PartitionSpec, ...]:
+    """Validated partition specs from a parsed ``partitions`` array of tables."""
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise InputError("must be an array of tables ([[partitions]])", path=where, field="partitions")
+    specs = []
+    for i, table in enumerate(raw, 1):
+        for key, value in table.items():
+            if key not in _PARTITION_KEYS:
+                known = ", ".join(_PARTITION_KEYS)
+                raise InputError(f"unknown key (known: {known})", path=where, field=f"partitions[{i}].{key}")
+            expected = _PARTITION_KEYS[key][0]
+            if isinstance(value, bool) or not isinstance(value, expected):
+                raise InputError(
+                    f"wrong type {type(value).__name__}", path=where, field=f"partitions[{i}].{key}"
+                )
+        missing = [k for k, (_t, required) in _PARTITION_KEYS.items() if required and k not in table]
+        if missing:
+            raise InputError(f"missing {', '.join(missing)}", path=where, field=f"partitions[{i}]")
+        try:
+            specs.append(PartitionSpec(**table))
+        except InputError as exc:
+            raise InputError(exc.message, path=where, field=f"partitions[{i}].{exc.field}") from None
+    try:
+        return check_partitions(specs)
+    except InputError as exc:
+        raise InputError(exc.message, path=where, field="partitions") from None
+
+
+def load_partitions(path: str) -> tuple[PartitionSpec, ...]:
+    """Only the ``[[partitions]]`` of a TOML file (other keys ignored: a site file may
+    hold them beside its own settings)."""
+    from sitesim.workload.tomlfile import read_toml
+
+    data = read_toml(path)
+    if "partitions" not in data:
+        raise InputError("no [[partitions]] in this file", path=str(path), field="partitions")
+    return parse_partitions(data["partitions"], str(path))
+
+
 def label(partitions: Iterable[PartitionSpec]) -> str:
     """Compact description, e.g. ``short:32:easy(est<=3600)+batch:96:easy``."""
     parts = []
@@ -132,23 +192,63 @@ def label(partitions: Iterable[PartitionSpec]) -> str:
     return "+".join(parts)
 
 
-class PartitionedScheduler(Scheduler):
+@register
+class PartitionedScheduler(Composite):
     """Several sub-schedulers, each on its own nodes, behind the one-scheduler interface:
-    a routing composite.
-
-    Built from validated partition specs; reading them from a file (``--partitions``,
-    ``-s partitioned:FILE``) is the configuration layer's job (sitesim/runs/policy.py),
-    so this package knows no file format. Not in the registry of policies by name: a
-    partitioned machine is a composition of registered policies, not one of them.
+    a routing composite. Built from validated partition specs (Python), or by name from
+    a file (``partitioned:FILE[@POLICY]``).
     """
 
     name = PARTITIONED
-    summary = "partitioned:FILE, the [[partitions]] of a TOML file, each with its own queue, nodes and policy"
+    site_table = "partitions"
+    summary = ("partitioned:FILE, the [[partitions]] of a TOML file, each with its own queue, nodes and policy;"
+               " partitioned:FILE@POLICY runs POLICY in every partition")
 
-    def __init__(self, partitions: Iterable[PartitionSpec]) -> None:
+    @staticmethod
+    def _specs(arg: str | None) -> tuple[PartitionSpec, ...]:
+        if not arg:
+            raise InputError(f"scheduler {PARTITIONED!r} needs a file: -s {PARTITIONED}:FILE", field="--scheduler")
+        path, at, policy = arg.rpartition("@") if "@" in arg else (arg, "", "")
+        specs = load_partitions(path)
+        if at:
+            if not policy:
+                raise InputError(f"{PARTITIONED}:FILE@POLICY needs a policy after '@'", field="--scheduler")
+            specs = check_partitions(attrs.evolve(p, scheduler=policy) for p in specs)
+        return specs
+
+    @classmethod
+    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
+        specs = cls._specs(arg)
+        total = total_nodes(specs)
+        if nodes != total:
+            raise InputError(f"machine size {nodes} differs from the partitions' total {total}", field="--nodes")
+        return cls(specs, spec=f"{cls.name}:{arg}")
+
+    @classmethod
+    def check_arg(cls, arg: str | None) -> None:
+        cls._specs(arg)
+
+    @classmethod
+    def declared_nodes(cls, arg: str | None) -> int | None:
+        return total_nodes(cls._specs(arg))
+
+    @classmethod
+    def under(cls, arg: str | None, policy: str) -> str:
+        path = (arg or "").rpartition("@")[0] if "@" in (arg or "") else arg
+        return f"{cls.name}:{path}@{policy}"
+
+    @classmethod
+    def files(cls, arg: str | None) -> list[str]:
+        return [(arg or "").rpartition("@")[0] if "@" in (arg or "") else (arg or "")]
+
+    @classmethod
+    def label(cls, arg: str | None) -> str:
+        return cls.name
+
+    def __init__(self, partitions: Iterable[PartitionSpec], *, spec: str | None = None) -> None:
         self.specs = check_partitions(partitions)
-        super().__init__(total_nodes(self.specs))
-        self.parts: list[Scheduler] = [make_scheduler(p.scheduler, p.nodes) for p in self.specs]
+        super().__init__(total_nodes(self.specs), [make_scheduler(p.scheduler, p.nodes) for p in self.specs])
+        self._spec = spec
         #: Idle nodes of each partition, kept here: the machine only knows the total.
         self.free: list[int] = [p.nodes for p in self.specs]
         #: Jobs routed to and ended in each partition (``submitted`` counts the routed).
@@ -158,6 +258,10 @@ class PartitionedScheduler(Scheduler):
         self.started: list[int] = [0 for _ in self.specs]
         # Partition of each queued or running job, by arrival sequence number.
         self._where: dict[int, int] = {}
+
+    @property
+    def spec(self) -> str:
+        return self._spec or self.name
 
     @property
     def largest_job(self) -> int:
@@ -217,8 +321,12 @@ class PartitionedScheduler(Scheduler):
         for i, part in enumerate(self.parts):
             part.bind(_PartControl(self, i, control))
 
-    def timer_expired(self, job: Job, now: int) -> None:
-        self.parts[self._where[job.seq]].timer_expired(job, now)
+    def note(self) -> str | None:
+        return f"partitions {label(self.specs)}"
+
+    def part_of(self, job: Job) -> Scheduler | None:
+        where = self._where.get(job.seq)
+        return None if where is None else self.parts[where]
 
     def job_ended(self, job: Job, now: int) -> None:
         i = self._where.pop(job.seq)
@@ -262,12 +370,6 @@ class PartitionedScheduler(Scheduler):
                 **part.report(window),
             }
         return {"partitions": out}
-
-    @property
-    def short_job_threshold(self) -> int | None:
-        """The partitions' threshold if all that have one agree (else None)."""
-        found = {t for p in self.parts if (t := p.short_job_threshold) is not None}
-        return found.pop() if len(found) == 1 else None
 
 
 class _PartControl:

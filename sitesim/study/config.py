@@ -104,14 +104,10 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
         raise InputError("site file not found", path=str(path))
     values = load_site_file(path)
     overrides: dict[str, Any] = {"seed": study.seeds[0], **dict(study.settings)}
-    if "partitions" not in values:
-        overrides["scheduler"] = study.policies[0]
     if study.users:
         overrides["users"] = study.users[0]
-    try:
-        base = site_config(values, overrides, origin=str(path))
-    except InputError as exc:  # a value the study gave is named as the study's flag
-        raise InputError(exc.message, path=exc.path, field=exc.field) from None
+    config = site_config(values, overrides, origin=str(path))
+    base = site_for(config, study.policies[0])
     for policy in study.policies:
         try:
             site_for(base, policy)
@@ -121,13 +117,12 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
 
 
 def site_for(base: SiteConfig, policy: str, **changes: Any) -> SiteConfig:
-    """``base`` run under ``policy``: on a partitioned site, every partition runs it
-    (each keeps its nodes and admission rules), so the study compares policies on the
-    same partitioned machine."""
-    if base.partitions:
-        partitions = tuple(attrs.evolve(p, scheduler=policy) for p in base.partitions)
-        return attrs.evolve(base, partitions=partitions, **changes)
-    return attrs.evolve(base, scheduler=policy, **changes)
+    """``base`` run under ``policy``, on the site's machine as its policy describes it:
+    on a partitioned site every partition runs ``policy`` (each keeps its nodes and
+    admission rules), so the study compares policies on the same partitioned machine."""
+    from sitesim.runs.policy import under
+
+    return attrs.evolve(base, scheduler=under(base.scheduler, policy), **changes)
 
 
 def site_file(site: str, base_dir: Path | None) -> str:
@@ -226,15 +221,23 @@ def read_study_file(path: Path) -> tuple[StudyConfig, dict[str, Any]]:
     return study, extras
 
 
+def _machine(c: SiteConfig) -> str:
+    """The machine in words: its size, and the composite the site's policy describes
+    (a partitioned site: its file, every part under the policy compared)."""
+    from sitesim.runs.policy import policy_label, under
+
+    if under(c.scheduler, "POLICY") == "POLICY":
+        return f"{c.nodes} nodes"
+    return f"{c.nodes} nodes, {policy_label(c.scheduler)} ({under(c.scheduler, 'POLICY')}), each part under the policy"
+
+
 def describe(study: StudyConfig, base: SiteConfig) -> dict[str, str]:
     """The study's settings as label → text, for the report's first table."""
     c = base
     fitted = c.population is not None
     return {
         "site": study.site,
-        "machine": f"{c.nodes} nodes" + (
-            f" in partitions {', '.join(f'{p.name} ({p.nodes})' for p in c.partitions)}, each under the policy"
-            if c.partitions else ""),
+        "machine": _machine(c),
         "users": ", ".join(str(u) for u in user_counts(study, base)),
         "simulated time": "until the job limit" if c.duration is None else f"{c.duration / DAY:g} days",
         "users' behaviour": "fitted population (resampled)" if fitted else f"{c.submittal} submittal, {c.workpool} workpool",

@@ -140,7 +140,7 @@ class ReplayRun:
         if not has_jobs(trace):
             return make_row(point, site.nodes, {"submitted": 0, "completed": 0, "killed": 0})
         replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=site.scheduler, estimates="trace",
-                                           load_factor=1.0, seed=point.seed, partitions=site.partitions))
+                                           load_factor=1.0, seed=point.seed))
         return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
 
 

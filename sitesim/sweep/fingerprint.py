@@ -17,7 +17,7 @@ process and on every machine that has the same inputs:
   reads), and of a fitted population file;
 - replays: the non-column :class:`~sitesim.runs.replay.ReplayConfig` fields and the
   trace's job lines (decompressed; a gzip header's timestamp does not count);
-- both: the file a ``NAME:FILE`` scheduler spec names (``partitioned:FILE``).
+- both: the file a scheduler spec reads (``partitioned:FILE``; ``Scheduler.files``).
 
 JSON and TOML files are hashed as parsed data written canonically (sorted keys), so
 line endings or indentation do not matter, but any changed value does.
@@ -89,8 +89,10 @@ def site_model(config: Any) -> dict[str, Any]:
 def _model_inputs(point: Point) -> tuple[Any, ...]:
     """What the fingerprint depends on, as a hashable tuple (before reading files): the
     mode, the trace of a replay, the file a ``NAME:FILE`` scheduler spec names."""
-    _name, sep, argument = point.scheduler.partition(":")
-    scheduler_file = argument if sep and Path(argument).is_file() else None
+    from sitesim.runs.policy import policy_files
+
+    files = [f for f in policy_files(point.scheduler) if Path(f).is_file()]
+    scheduler_file = files[0] if files else None
     extra = tuple((k, v) for k, v in point.values if k not in _NOT_MODEL)
     return (point.mode, point.trace if point.mode != "site" else None, scheduler_file, point.site, extra)
 

@@ -14,7 +14,7 @@ from sitesim.moldable.view import AvailabilityView
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import DAY, SiteConfig, run_site
 from sitesim.schedulers.partitioned import PartitionedScheduler, PartitionSpec
-from tests.helpers import one_line_error
+from tests.helpers import one_line_error, partitioned
 from tests.moldable.test_replace import small_trace
 
 #: 32 nodes: jobs asking at most 30 min go to "short" (12 nodes), the rest to "batch".
@@ -62,7 +62,7 @@ def test_gas_routed_is_gas_on_one_list():
 def test_moldable_jobs_run_in_the_partition_their_size_goes_to(tmp_path_factory, seed, policy):
     trace = small_trace(tmp_path_factory.mktemp("t") / "t.swf", seed, jobs=40)
     config = ReplayConfig(
-        trace=str(trace), partitions=SHORT_BATCH, scheduler="partitioned", seed=seed,
+        trace=str(trace), scheduler=partitioned(trace.parent, SHORT_BATCH), seed=seed,
         moldable=MoldableSpec(policy=policy, fraction=0.6),
     )
     result = run_replay(config)
@@ -81,7 +81,7 @@ def test_gas_needs_every_partition_to_export_its_list(tmp_path, capsys):
     trace = small_trace(tmp_path / "t.swf", 1)
     mixed = (PartitionSpec("short", 12, "easy", max_estimate=1800), PartitionSpec("batch", 20, "cons"))
     with pytest.raises(InputError, match="partition 'short' \\(easy\\) exports none"):
-        run_replay(ReplayConfig(trace=str(trace), partitions=mixed, scheduler="partitioned",
+        run_replay(ReplayConfig(trace=str(trace), scheduler=partitioned(tmp_path, mixed),
                                 moldable=MoldableSpec(fraction=0.5)))
     site = tmp_path / "p.toml"
     site.write_text(
@@ -93,12 +93,12 @@ def test_gas_needs_every_partition_to_export_its_list(tmp_path, capsys):
     assert "partition 'batch' (fcfs) exports none" in line and not out.exists()
     # Static reads no list: it runs on any partitions, its sizes routed like Gas's.
     static = MoldableSpec(policy="static", fraction=0.5)
-    result = run_replay(ReplayConfig(trace=str(trace), partitions=mixed, scheduler="partitioned", moldable=static))
+    result = run_replay(ReplayConfig(trace=str(trace), scheduler=partitioned(tmp_path, mixed), moldable=static))
     assert result.replacement.records and all(r.job.end >= 0 for r in result.replacement.records)
 
 
-def test_adaptive_users_on_partitions_running_cons():
-    config = SiteConfig(users=4, partitions=SHORT_BATCH, scheduler="partitioned", nodes=32,
+def test_adaptive_users_on_partitions_running_cons(tmp_path):
+    config = SiteConfig(users=4, scheduler=partitioned(tmp_path, SHORT_BATCH), nodes=32,
                         duration=5 * DAY, seed=2, adaptive=0.5)
     result = run_site(config)
     assert result.summary["adaptive"]["completed"] > 0

@@ -12,9 +12,9 @@ from sitesim.cli import EXIT_INPUT, EXIT_OK, main
 from sitesim.errors import InputError
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import DAY, SiteConfig, run_site
-from sitesim.runs.sitefile import load_partitions, load_site_file, site_config
-from sitesim.runs.policy import build_scheduler, check_policy
-from sitesim.schedulers.partitioned import PARTITIONED, PartitionedScheduler, PartitionSpec
+from sitesim.runs.sitefile import load_site_file, site_config
+from sitesim.runs.policy import build_scheduler
+from sitesim.schedulers.partitioned import PARTITIONED, PartitionedScheduler, PartitionSpec, load_partitions
 from sitesim.sweep import Grid, run_sweep
 from sitesim.sweep.store import read_rows
 from sitesim.workload.job import Job
@@ -31,24 +31,23 @@ def write(tmp_path: Path, text: str, name: str = "site.toml") -> Path:
 
 
 def test_shipped_site_file_loads() -> None:
+    """A site file's [[partitions]] are a policy like any other: partitioned:FILE, which
+    declares the machine size."""
     config = site_config(load_site_file(SHIPPED), {})
-    assert config.scheduler == PARTITIONED and config.nodes == 128
-    assert config.partitions == (
+    assert config.scheduler == f"{PARTITIONED}:{SHIPPED}" and config.nodes == 128
+    assert load_partitions(str(SHIPPED)) == (
         PartitionSpec("short", 32, "easy", max_estimate=3600),
         PartitionSpec("batch", 96, "easy"),
     )
-    assert load_partitions(SHIPPED) == config.partitions
-    hash(config)  # frozen and hashable with the partitions
+    hash(config)
     doc = json.loads(json.dumps(attrs.asdict(config)))
-    assert doc["partitions"][0] == {
-        "name": "short", "nodes": 32, "scheduler": "easy", "max_size": None, "max_estimate": 3600,
-    }
+    assert doc["scheduler"] == f"{PARTITIONED}:{SHIPPED}"
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('scheduler = "easy"\n[[partitions]]\nname = "a"\nnodes = 4\n', "per partition"),
+        ('scheduler = "easy"\n[[partitions]]\nname = "a"\nnodes = 4\n', "in \\[\\[partitions\\]\\]"),
         ('[[partitions]]\nname = "a"\nnodes = 4\nspeed = 2\n', r"partitions\[1\]\.speed: unknown key"),
         ('[[partitions]]\nname = "a"\n', r"partitions\[1\]: missing nodes"),
         ('[[partitions]]\nname = "a"\nnodes = "4"\n', r"partitions\[1\]\.nodes: wrong type"),
@@ -69,7 +68,7 @@ def test_explicit_nodes_must_match_the_partitions(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="differs from the partitions' total 4"):
         site_config(load_site_file(path), {})
     with pytest.raises(InputError, match="no \\[\\[partitions\\]\\]"):
-        load_partitions(write(tmp_path, "users = 3\n", "plain.toml"))
+        load_partitions(str(write(tmp_path, "users = 3\n", "plain.toml")))
 
 
 def trace_partition_peaks(trace: Path, specs: tuple[PartitionSpec, ...]) -> list[int]:
@@ -104,18 +103,18 @@ def test_site_level_run_with_partitions_and_its_exact_replay(tmp_path: Path) -> 
     assert list(parts) == ["short", "batch"]
     assert sum(p["routed"] for p in parts.values()) == result.summary["submitted"]
     assert min(p["started"] for p in parts.values()) > 100  # both partitions are used
-    peaks = trace_partition_peaks(out / "trace.swf", config.partitions)
+    specs = load_partitions(str(SHIPPED))
+    peaks = trace_partition_peaks(out / "trace.swf", specs)
     assert peaks[0] <= 32 and peaks[1] <= 96 and peaks[1] > 32
     _, jobs = read_swf(out / "trace.swf")
     assert max(r.allocated_processors for r in jobs) <= 96  # sizes fit the largest partition
     document = json.loads((out / "summary.json").read_text())
-    assert document["config"]["scheduler"] == PARTITIONED
+    assert document["config"]["scheduler"] == config.scheduler
     assert document["system"]["partitions"]["short"]["nodes"] == 32
-    assert "partitions short:32:easy(est<=3600)+batch:96:easy" in (out / "trace.swf").read_text()
+    assert f"scheduler {config.scheduler}" in (out / "trace.swf").read_text()
 
     replay = run_replay(
-        ReplayConfig(trace=str(out / "trace.swf"), scheduler=PARTITIONED,
-                     partitions=config.partitions, estimates="trace"),
+        ReplayConfig(trace=str(out / "trace.swf"), scheduler=config.scheduler, estimates="trace"),
         out=out / "replay",
     )
     assert replay.nodes == 128 and replay.counts["unroutable"] == 0
@@ -143,16 +142,14 @@ def small_trace(tmp_path: Path) -> Path:
 
 
 def test_replay_routes_by_request_and_counts_unroutable_jobs(tmp_path: Path) -> None:
-    specs = (PartitionSpec("short", 4, "fcfs", max_estimate=3600), PartitionSpec("batch", 8, "easy"))
-    result = run_replay(ReplayConfig(trace=str(small_trace(tmp_path)), scheduler=PARTITIONED,
-                                     partitions=specs))
+    toml = write(tmp_path, '[[partitions]]\nname = "short"\nnodes = 4\nscheduler = "fcfs"\nmax_estimate = 3600\n'
+                 '[[partitions]]\nname = "batch"\nnodes = 8\nscheduler = "easy"\n', "p.toml")
+    result = run_replay(ReplayConfig(trace=str(small_trace(tmp_path)), scheduler=f"{PARTITIONED}:{toml}"))
     assert result.nodes == 12
     assert result.counts["unroutable"] == 1 and result.counts["submitted"] == 3
     assert result.partitions["short"]["routed"] == 2 and result.partitions["batch"]["routed"] == 1
     assert result.partitions["short"]["mean_wait"] == pytest.approx((0 + 95) / 2)
     assert result.system_line().split()[-2] == PARTITIONED
-    with pytest.raises(InputError, match="each partition sets its own policy"):
-        ReplayConfig(trace="x", scheduler="easy", partitions=specs)
 
 
 def test_cli_partitions_in_both_modes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +157,7 @@ def test_cli_partitions_in_both_modes(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["-c", str(trace), "--partitions", str(SHIPPED), "--out", str(tmp_path / "r")]) == EXIT_OK
     out = capsys.readouterr().out
     assert "# partition short: 32 nodes" in out and "partitioned" in out
-    assert json.loads((tmp_path / "r" / "summary.json").read_text())["config"]["partitions"][1]["name"] == "batch"
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["config"]["scheduler"] == f"{PARTITIONED}:{SHIPPED}"
     assert main(["-c", str(trace), "--partitions", str(SHIPPED), "-s", "easy"]) == EXIT_INPUT
     assert "each partition sets its own policy" in capsys.readouterr().err
     assert main(["-c", str(trace), "--partitions", str(SHIPPED), "--nodes", "64"]) == EXIT_INPUT
@@ -186,7 +183,7 @@ def test_partitioned_by_name_equals_the_site_file_form(tmp_path: Path) -> None:
 
 def test_partitioned_by_name_in_a_sweep(tmp_path: Path) -> None:
     toml = PARTITIONS_TOML
-    grid = Grid(users=(2, 4), scheduler=(f"partitioned:{toml}",), duration=(5 * DAY,))
+    grid = Grid(users=(2, 4), scheduler=(f"partitioned:{toml}",), duration=(5,))
     report = run_sweep(grid, tmp_path / "sweep.csv", executor="serial", progress=False)
     assert report.ok and report.ran == 2
     _, rows = read_rows(tmp_path / "sweep.csv")
@@ -207,15 +204,18 @@ def test_partitioned_by_name_errors(spec: str, nodes: int, expected: str) -> Non
         build_scheduler(spec.format(toml=toml), nodes)
 
 
-def test_a_configuration_names_partitioned_exactly_with_partitions() -> None:
-    specs = (PartitionSpec("short", 32, "easy", max_estimate=3600), PartitionSpec("batch", 96, "easy"))
-    with pytest.raises(InputError, match="each partition sets its own policy"):
-        check_policy("easy", specs)
-    with pytest.raises(InputError, match="needs partitions"):
-        check_policy(PARTITIONED, ())
-    with pytest.raises(InputError, match="differs from the partitions' total"):
-        build_scheduler(PARTITIONED, 100, specs)
-    assert build_scheduler(PARTITIONED, 128, specs).nodes == 128
+def test_every_partition_under_one_policy_keeps_the_partitions() -> None:
+    """``partitioned:FILE@POLICY``: what a study runs on a partitioned site."""
+    from sitesim.runs.policy import under
+
+    spec = under(f"{PARTITIONED}:{PARTITIONS_TOML}", "fcfs")
+    assert spec == f"{PARTITIONED}:{PARTITIONS_TOML}@fcfs"
+    assert under(spec, "cons") == f"{PARTITIONED}:{PARTITIONS_TOML}@cons"
+    scheduler = build_scheduler(spec, 128)
+    assert [p.scheduler for p in scheduler.specs] == ["fcfs", "fcfs"] and scheduler.nodes == 128
+    assert under("easy", "fcfs") == "fcfs"
+    with pytest.raises(InputError, match="needs a policy"):
+        build_scheduler(f"{PARTITIONED}:{PARTITIONS_TOML}@", 128)
 
 
 def test_timed_policy_in_a_partition_reports_like_the_whole_machine(tmp_path: Path) -> None:

@@ -242,13 +242,11 @@ def test_site_level_run_replays_to_itself_with_feedback(tmp_path: Path, spec: st
 
 @pytest.mark.parametrize("spec", VARIANTS)
 def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
-    from sitesim.runs.policy import load_partitions
-
     path = tmp_path / "p.toml"
     path.write_text(
         f'[[partitions]]\nname = "small"\nnodes = 32\nscheduler = "{spec}"\nmax_size = 8\n\n'
         f'[[partitions]]\nname = "big"\nnodes = 96\nscheduler = "{spec}"\n'
     )
-    result = sitesim.simulate(users=8, partitions=load_partitions(path), duration_days=10, seed=2)
+    result = sitesim.simulate(users=8, scheduler=f"partitioned:{path}", duration=10, seed=2)
     assert result.summary["system"]["completed"] > 100
-    assert [part["scheduler"] for part in result.summary["config"]["partitions"]] == [spec, spec]
+    assert [part["scheduler"] for part in result.summary["system"]["partitions"].values()] == [spec, spec]
