@@ -16,7 +16,7 @@ seeds = range(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
 print("| scheduler | mean wait (s) | 95% CI | utilisation |")
 print("|---|---:|---:|---:|")
 for scheduler in ("fcfs", "easy", "cons", SmallestFirst):
-    runs = [sitesim.simulate(users=20, scheduler=scheduler, duration_days=days, seed=s).summary
+    runs = [sitesim.simulate(users=20, scheduler=scheduler, duration=days, seed=s).summary
             for s in seeds]
     mean, half = mean_ci([r["system"]["mean_wait"] for r in runs])
     util = np.mean([r["system"]["utilization"] for r in runs])

@@ -41,7 +41,7 @@ if __name__ == "__main__":
     from sitesim.sweep.store import read_rows
 
     days = float(sys.argv[1]) if len(sys.argv) > 1 else 30
-    result = sitesim.simulate(users=10, scheduler=SmallestFirst, duration_days=days, seed=1)
+    result = sitesim.simulate(users=10, scheduler=SmallestFirst, duration=days, seed=1)
     jobs = result.jobs[result.jobs["start"] >= 0]
     print(f"{result.summary['config']['scheduler']}: {len(jobs)} jobs started,"
           f" mean wait {result.summary['system']['mean_wait']:.0f} s,"
@@ -49,7 +49,7 @@ if __name__ == "__main__":
     # The same class in a serial sweep (this process: the class needs no import).
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "sweep.csv"
-        grid = Grid(users=10, scheduler=[SmallestFirst, "easy"], duration=round(days * 86_400))
+        grid = Grid(users=10, scheduler=[SmallestFirst, "easy"], duration=days)
         run_sweep(grid, csv, executor="serial", progress=False)
         for row in read_rows(csv)[1]:
             print(f"sweep: {row['scheduler']:15} mean wait {float(row['mean_wait']):8.0f} s")

@@ -40,7 +40,7 @@ class SteadyUser(SubmittalModel):
 if __name__ == "__main__":
     days = float(sys.argv[1]) if len(sys.argv) > 1 else 30
     for model in ("batch", SteadyUser):
-        r = sitesim.simulate(users=10, submittal=model, scheduler="easy", duration_days=days, seed=3)
+        r = sitesim.simulate(users=10, submittal=model, scheduler="easy", duration=days, seed=3)
         s, jobs = r.summary["system"], r.jobs
         think = jobs["think"][jobs["think"] >= 0]
         print(f"{r.summary['config']['submittal']:7} {s['submitted']:6} jobs, utilisation"

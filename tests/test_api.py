@@ -96,7 +96,7 @@ for _ in range(2):  # re-running a notebook cell: the class is defined anew
         name = "largest-first"
 r = sitesim.simulate(users=3, scheduler=LargestFirst, duration_days=3, seed=2)
 with tempfile.TemporaryDirectory() as tmp:
-    report = run_sweep(Grid(users=3, scheduler=[LargestFirst], duration=3 * 86400),
+    report = run_sweep(Grid(users=3, scheduler=[LargestFirst], duration=3),
                        Path(tmp) / "s.csv", executor="serial", progress=False)
     rows = read_rows(Path(tmp) / "s.csv")[1]
 print(r.summary["config"]["scheduler"], len(r.jobs), report.ok, rows[0]["scheduler"], rows[0]["completed"])
@@ -123,7 +123,7 @@ def examples_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 def _sweep(tmp_path: Path, executor: object) -> list[dict[str, str]]:
     from new_scheduler import SmallestFirst  # type: ignore[import-not-found]
 
-    grid = Grid(users=3, scheduler=[SmallestFirst, "fcfs"], duration=2 * 86_400, seed=[0, 1])
+    grid = Grid(users=3, scheduler=[SmallestFirst, "fcfs"], duration=2, seed=[0, 1])
     assert grid.scheduler == ("new_scheduler:SmallestFirst", "fcfs")
     report = run_sweep(grid, tmp_path / "s.csv", executor=executor, jobs=2, progress=False)
     assert report.ok and report.ran == 4

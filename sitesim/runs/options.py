@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from attrs import define, field
+from attrs import define
 
 from sitesim.errors import InputError
 from sitesim.limits import (
@@ -298,14 +298,14 @@ def option(name: str) -> Option:
     return found
 
 
-def name_of(field: str) -> str:
+def name_of(where: str) -> str:
     """The option a field of an error names, by its name or its flag (a registry's
     errors name the flag: ``--submittal``); other fields as they are."""
-    if field.startswith("-"):
+    if where.startswith("-"):
         for o in OPTIONS:
-            if field in (o.flag, o.short) or field in ("--" + a.replace("_", "-") for a in o.aliases):
+            if where in (o.flag, o.short) or where in ("--" + a.replace("_", "-") for a in o.aliases):
                 return o.name
-    return field
+    return where
 
 
 def options(mode: str | None = None) -> tuple[Option, ...]:

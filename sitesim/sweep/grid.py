@@ -257,7 +257,7 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     axes = [tuple(v if v is None else options.option(n).convert(v) for v in grid.axes[n]) for n in names]
     for combination in itertools.product(*axes, seeds):
         values = dict(zip([*names, "seed"], combination))
-        fixed = {c: values.get(c, base.get(c)) for c in _FIXED[mode]}
+        fixed: dict[str, Any] = {c: values.get(c, base.get(c)) for c in _FIXED[mode]}
         if mode == options.SITE:
             from sitesim.runs.policy import machine_nodes
 
@@ -266,7 +266,7 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
                 fixed["nodes"] = machine_nodes(fixed["scheduler"], None) or base["nodes"]
             elif fixed["nodes"] is None:
                 fixed["nodes"] = base["nodes"]
-        optional = {c: values[c] for c in OPTIONAL_COLUMNS if c in values}
+        optional: dict[str, Any] = {c: values[c] for c in OPTIONAL_COLUMNS if c in values}
         yield Point(mode, site=grid.site if mode == options.SITE else None, **fixed, **optional)
 
 

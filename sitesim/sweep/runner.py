@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from attrs import define, field
 
@@ -72,7 +72,7 @@ def run_sweep(
     else:
         if replications is not None:
             raise ValueError("replications applies to a Grid, not to a list of points")
-        points = list({p.key(): p for p in grid}.values())
+        points = list({p.key(): p for p in cast(Iterable[Point], grid)}.values())
     points = list({p.key(): p for p in stamp(points)}.values())
     with CsvLock(csv_path):
         return _run_locked(points, csv_path, executor, jobs=jobs, run=run, progress=progress, reuse=reuse)

@@ -50,7 +50,7 @@ def test_atomic_write_errors_name_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv", [
     ["-c", "LOG", "--out", "BLOCKED"],
     ["plot", "load", "LOG", "-o", "BLOCKED.png"],
-    ["sweep", "--users", "1", "--duration", "1h", "--serial", "-o", "BLOCKED.csv"],
+    ["sweep", "--users", "1", "--duration", "0.05", "--serial", "-o", "BLOCKED.csv"],
 ])
 def test_commands_name_the_users_path(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     if argv[0] == "plot":
