@@ -98,7 +98,7 @@ def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None, dict[str, 
     missing = [flag for flag, value in (("--site", args.site), ("-s", args.policies), ("--seeds", args.seeds),
                                         ("-o", args.out)) if value is None]
     if missing:
-        raise InputError(f"missing {', '.join(missing)} (or --from STUDY_TOML)", field="sitesim study")
+        raise InputError(f"missing {', '.join(missing)} (or --from STUDY_TOML)")
     try:
         stored = settings_of(settings)
     except InputError as exc:
@@ -106,6 +106,16 @@ def _study(args: argparse.Namespace) -> tuple[Any, Path, Path | None, dict[str, 
     study = StudyConfig(site=args.site, policies=args.policies, seeds=seeds_of(args.seeds),
                         users=args.users or (), settings=stored)
     return study, args.out, None, {}
+
+
+def _check_folder(folder: Path) -> None:
+    """A folder the study may write into: an existing folder, or one whose nearest
+    existing parent is a folder (it is made when the figures are written)."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError("exists and is not a folder", path=str(folder), field="--figures")
+    parent = next((p for p in folder.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise InputError(f"cannot write: {parent} is not a folder", path=str(folder), field="--figures")
 
 
 def differences(recorded: dict[str, Any], base: Any) -> str | None:
@@ -133,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"must be at least 1, got {args.jobs}", field="--jobs")
     study, out, base_dir, recorded = _study(args)
+    if args.figures is not None:  # checked before the study runs, not after
+        _check_folder(args.figures)
     prepared = prepare(study, out, base_dir=base_dir)
     warning = differences(recorded, prepared.base)
     if warning:

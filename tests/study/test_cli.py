@@ -281,3 +281,18 @@ def test_output_under_a_file_cannot_be_written(tmp_path: Path, capsys: pytest.Ca
     line = one_line_error([*STUDY, "--serial", "-o", str(taken / "sub")], capsys)
     assert "cannot write" in line and "Errno" not in line
     assert taken.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_missing_settings_are_named_once(capsys) -> None:
+    assert main(["study", "-s", "easy"]) == 2
+    line = capsys.readouterr().err
+    assert line.count("sitesim study") == 1 and "missing --site" in line
+
+
+def test_a_bad_figures_folder_is_refused_before_any_run(tmp_path, capsys) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    out = tmp_path / "study"
+    code = main(["study", "--site", "paper", "-s", "easy", "--seeds", "1", "-o", str(out),
+                 "--figures", str(blocked / "figs"), "--serial", "--no-progress"])
+    assert code == 2 and "--figures" in capsys.readouterr().err and not out.exists()
