@@ -134,3 +134,19 @@ def test_the_options_page_is_current() -> None:
     spec.loader.exec_module(module)
     assert module.block() in (root / "docs" / "options.md").read_text(encoding="utf-8"), (
         "docs/options.md is stale: python scripts/options_table.py --doc docs/options.md")
+
+
+def test_the_configuration_records_are_the_declared_options() -> None:
+    """summary.json's config is the record, whose fields are the declared options (and
+    their defaults the declared ones): nothing is declared a second time there."""
+    import attrs
+
+    from sitesim.runs.replay import ReplayConfig
+    from sitesim.runs.site import SiteConfig
+
+    assert {f.name for f in attrs.fields(SiteConfig)} == set(options.names(options.SITE))
+    assert {f.name for f in attrs.fields(ReplayConfig)} == {*options.names(options.REPLAY), "moldable"}
+    for record, mode in ((SiteConfig, options.SITE), (ReplayConfig, options.REPLAY)):
+        for f in attrs.fields(record):
+            if f.name in options.names(mode) and f.default is not attrs.NOTHING:
+                assert f.default == options.default(f.name, mode), f.name
