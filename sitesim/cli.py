@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitesim import __version__
+from sitesim.version import __version__
 from sitesim.limits import MAX_LOAD_FACTOR, MAX_SECONDS, MIN_LOAD_FACTOR, years
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
