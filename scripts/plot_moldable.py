@@ -236,18 +236,43 @@ def plot_bushel(rows: list[dict[str, str]], path: Path) -> None:
     plt.close(fig)
 
 
-def plot_adaptive(rows: list[dict[str, str]], path: Path) -> list[str]:
+ADAPTIVE_POLICIES = (("gas", "o-"), ("static", "s--"))
+
+
+def adaptive_rows(rows: list[dict[str, str]], policy: str) -> list[dict[str, str]]:
+    return sorted((r for r in rows if r["moldable_policy"] == policy), key=lambda r: float(r["adaptive"]))
+
+
+def adaptive_table(rows: list[dict[str, str]]) -> list[str]:
     """Adaptive-user sweep: the CI summary CSV of ``sitesim sweep --summarize`` (metrics
     adaptive_mean_turnaround, rigid_mean_turnaround, rigid_mean_wait, throughput_per_day,
-    utilization)."""
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    utilization), one row per policy and share of adaptive users."""
     table = [
         "| policy | adaptive users | adaptive mean turn-around (h) | rigid users' mean turn-around (h)"
         " | rigid users' mean wait (h) | throughput (jobs/day) | utilisation |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for policy, style in (("gas", "o-"), ("static", "s--")):
-        sel = sorted((r for r in rows if r["moldable_policy"] == policy), key=lambda r: float(r["adaptive"]))
+
+    def cell(r: dict[str, str], m: str, scale: float = 1) -> str:
+        v, c = num(r[f"{m}_mean"]), num(r[f"{m}_ci"])
+        return "–" if math.isnan(v) else f"{v / scale:.2f} ± {0.0 if math.isnan(c) else c / scale:.2f}"
+
+    for policy, _style in ADAPTIVE_POLICIES:
+        for r in adaptive_rows(rows, policy):
+            table.append(
+                f"| {policy} | {float(r['adaptive']):.0%} | {cell(r, 'adaptive_mean_turnaround', 3600)} |"
+                f" {cell(r, 'rigid_mean_turnaround', 3600)} |"
+                f" {cell(r, 'rigid_mean_wait', 3600)} | {cell(r, 'throughput_per_day')} | {cell(r, 'utilization')} |"
+            )
+    return table
+
+
+def plot_adaptive(rows: list[dict[str, str]], path: Path) -> None:
+    """The adaptive-user sweep of :func:`adaptive_table`, drawn: three panels against the
+    share of adaptive users."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    for policy, style in ADAPTIVE_POLICIES:
+        sel = adaptive_rows(rows, policy)
         if not sel:
             continue
         x = [100 * float(r["adaptive"]) for r in sel]
@@ -258,15 +283,6 @@ def plot_adaptive(rows: list[dict[str, str]], path: Path) -> list[str]:
             y = [num(r[f"{metric}_mean"]) / scale for r in sel]
             e = [0.0 if math.isnan(num(r[f"{metric}_ci"])) else num(r[f"{metric}_ci"]) / scale for r in sel]
             ax.errorbar(x, y, yerr=e, fmt=style, capsize=3, label=policy)
-        for r in sel:
-            def cell(m: str, scale: float = 1) -> str:
-                v, c = num(r[f"{m}_mean"]), num(r[f"{m}_ci"])
-                return "–" if math.isnan(v) else f"{v / scale:.2f} ± {0.0 if math.isnan(c) else c / scale:.2f}"
-            table.append(
-                f"| {policy} | {float(r['adaptive']):.0%} | {cell('adaptive_mean_turnaround', 3600)} |"
-                f" {cell('rigid_mean_turnaround', 3600)} |"
-                f" {cell('rigid_mean_wait', 3600)} | {cell('throughput_per_day')} | {cell('utilization')} |"
-            )
     axes[0].set_ylabel("adaptive users' mean turn-around (h)")
     axes[1].set_ylabel("rigid users' mean wait (h)")
     axes[2].set_ylabel("throughput (jobs/day)")
@@ -276,7 +292,6 @@ def plot_adaptive(rows: list[dict[str, str]], path: Path) -> list[str]:
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
-    return table
 
 
 def replace_between(text: str, name: str, lines: list[str]) -> str:
@@ -309,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.feedback is not None:
         tables["feedback table"] = variant_table(read(args.feedback), bushel)
     if args.adaptive is not None:
-        tables["adaptive table"] = plot_adaptive(read(args.adaptive), args.figures / "moldable_adaptive.png")
+        adaptive = read(args.adaptive)
+        plot_adaptive(adaptive, args.figures / "moldable_adaptive.png")
+        tables["adaptive table"] = adaptive_table(adaptive)
     if args.doc is None:
         for lines in tables.values():
             print("\n".join(lines) + "\n")

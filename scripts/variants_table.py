@@ -61,11 +61,12 @@ def code_lines(source: str) -> int:
     return len(lines - doc_lines)
 
 
-def lines_table() -> str:
-    """Each variant's module: all lines, and code lines."""
-    import sitesim.schedulers
+def lines_table(folder: Path | None = None) -> str:
+    """Each variant's module in ``folder`` (the package's schedulers): all lines, and code lines."""
+    if folder is None:
+        import sitesim.schedulers
 
-    folder = Path(sitesim.schedulers.__file__).parent
+        folder = Path(sitesim.schedulers.__file__).parent
     rows = ["| policy | module | lines | code lines |", "|---|---|---:|---:|"]
     for policy, name in MODULES.items():
         source = (folder / name).read_text(encoding="utf-8")

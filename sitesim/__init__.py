@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from sitesim.version import __version__
 
 if TYPE_CHECKING:
     from sitesim.api import Result, replay, simulate

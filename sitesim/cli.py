@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitesim import __version__
 from sitesim.errors import InputError
 from sitesim.runs import options
+from sitesim.version import __version__
 from sitesim.exits import EXIT_INPUT, EXIT_OK, run_command  # noqa: F401  (EXIT_INPUT: importers)
 
 

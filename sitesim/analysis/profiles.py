@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-import sitesim
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
@@ -47,6 +46,7 @@ from sitesim.analysis.continuation import (
 from sitesim.analysis.population import PopulationAnalysis
 from sitesim.analysis.tables import _num as _table_num
 from sitesim.workload.calendar import Warp, cycle_signature
+from sitesim.version import __version__
 
 FORMAT = "sitesim-population"
 FORMAT_VERSION = 1
@@ -150,5 +150,5 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "batches": fit.batches,
             },
         },
-        "provenance": {**provenance, "tool": f"sitesim {sitesim.__version__}"},
+        "provenance": {**provenance, "tool": f"sitesim {__version__}"},
     }

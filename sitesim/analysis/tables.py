@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-import sitesim
 from sitesim.analysis.cleaning import REASONS, CleaningReport
 from sitesim.analysis.sessions import SubmissionBehavior
 from sitesim.analysis.trace import TraceAnalysis
 from sitesim.analysis.workpool import REPEAT_ABS_TOL, REPEAT_REL_TOL, Workpool
 from sitesim.distributions.empirical import EmpiricalContinuous, EmpiricalDiscrete
 from sitesim.workload.files import atomic_text_write
+from sitesim.version import __version__
 
 FORMAT = "sitesim-empirical"
 FORMAT_VERSION = 1
@@ -165,7 +165,7 @@ def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], comma
             ],
             "definitions": DEFINITIONS,
             "generator": command,
-            "tool": f"sitesim {sitesim.__version__}",
+            "tool": f"sitesim {__version__}",
             "knots": {"uniform": KNOTS, "tail": TAIL_KNOTS},
         },
     }

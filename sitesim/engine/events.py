@@ -1,4 +1,5 @@
-"""Event priorities and the one event type the simulator schedules.
+"""Event priorities, the one event type the simulator schedules, and every use of SimPy's
+internals.
 
 Event order at equal timestamps is part of the model, not an accident of the engine:
 job completions come first, then submissions, then one scheduling pass. This is the
@@ -6,6 +7,13 @@ order used by established simulators (pyss among them), so results are comparabl
 it is what makes a site-level run and the replay of its own trace take the same
 decisions. SimPy orders its queue by ``(time, priority, insertion id)``, so the order
 is fixed by giving each kind of event its priority below.
+
+The engine works on SimPy's event queue directly where SimPy's public calls would cost
+a measurable share of a run, or cannot say what is meant (move a waiting process onto
+another event). Every such use of SimPy's private state is here, behind a named
+function, so that a change of SimPy's internals breaks one module, which
+``tests/engine/test_events.py`` checks against SimPy's own calls; no other module of
+the package touches them (``tests/engine/test_internals.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +23,14 @@ from heapq import heappush
 from typing import Any
 
 import simpy
+from simpy.core import NORMAL as _NORMAL
+from simpy.core import URGENT as _URGENT
+
+#: SimPy's priority of a process's start (its ``Initialize`` event) and of the stop
+#: ``env.run(until)`` schedules: before anything else due at the same instant.
+URGENT = _URGENT
+#: SimPy's priority of an ``env.timeout``, hence of a process's wait of some seconds.
+NORMAL = _NORMAL
 
 #: A job ends (completes or is killed at its estimate).
 COMPLETION = 0
@@ -62,3 +78,51 @@ class At(simpy.Event):
         #: The instant this event fires (whole seconds: every delay here is an int).
         self.time: int = when  # type: ignore[assignment]
         heappush(env._queue, (when, priority, next(env._eid), self))  # type: ignore[misc]
+
+
+def due_now(env: simpy.Environment) -> bool:
+    """Whether another event is due at the current instant (``env.peek() <= env.now``,
+    without the two calls): a callback that would queue an event for this very instant,
+    last of it, may act at once instead when nothing else is due."""
+    queue = env._queue
+    return bool(queue) and queue[0][0] <= env._now
+
+
+def resume_on(event: simpy.Event, callback: Callable[[simpy.Event], None]) -> None:
+    """Call ``callback`` as ``event`` is processed, as a SimPy process waiting on it would
+    be resumed; ``event`` must be pending and have no other callback (the waiter's own).
+
+    The waiter is then resumed inside the event's processing with nothing after it, so
+    what it does at that point is all that happens at the event."""
+    callbacks = event.callbacks
+    if callbacks is None:
+        raise RuntimeError(f"{event} was already processed: a user waits only on pending events")
+    if callbacks:
+        raise RuntimeError(f"{event} has other callbacks: a user waits only on an event of its own")
+    callbacks.append(callback)
+
+
+def move_waiter(event: simpy.Event, delay: int) -> bool:
+    """Move the latest callback waiting on pending ``event`` (a waiting process's
+    resumption) onto a new event ``delay`` seconds from now at ``NORMAL`` priority, the
+    entry a timeout of ``delay`` would make; ``event`` then fires with that callback gone.
+
+    For a wait that may end sooner than the timer it waits on, while the timer keeps its
+    place among same-second events. False, and nothing moved, when nothing waits on
+    ``event`` or it was processed."""
+    callbacks = event.callbacks
+    if not callbacks:
+        return False
+    At(event.env, delay, NORMAL, callbacks.pop())
+    return True
+
+
+def stop_at(env: simpy.Environment, until: int) -> simpy.Event:
+    """The event ``env.run(until=until)`` schedules to stop at ``until``: scheduled now, so
+    that running in pieces towards it (``env.run(until=stop)`` at last) ends at the same
+    event as one ``env.run(until)``."""
+    stop = simpy.Event(env)
+    stop._ok = True
+    stop._value = None
+    env.schedule(stop, URGENT, until - env.now)
+    return stop

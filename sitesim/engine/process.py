@@ -33,9 +33,8 @@ from numbers import Integral
 from typing import Any
 
 import simpy
-from simpy.core import NORMAL, URGENT
 
-from sitesim.engine.events import At
+from sitesim.engine.events import NORMAL, URGENT, At, resume_on
 from sitesim.engine.site import Site
 
 #: What a user generator yields: whole seconds to wait, or an event to wait on.
@@ -74,11 +73,6 @@ class UserProcess:
                 raise ValueError(f"a user cannot wait a negative time ({wait} s)")
             At(self.env, int(wait), NORMAL, self._resume)
         elif isinstance(wait, simpy.Event):
-            callbacks = wait.callbacks
-            if callbacks is None:
-                raise RuntimeError(f"{wait} was already processed: a user waits only on pending events")
-            if callbacks:
-                raise RuntimeError(f"{wait} has other callbacks: a user waits only on an event of its own")
-            callbacks.append(self._resume)
+            resume_on(wait, self._resume)
         else:
             raise TypeError(f"a user yields whole seconds or an event to wait on, not {wait!r}")

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from sitesim.engine.events import SUBMISSION, At
+from sitesim.engine.events import SUBMISSION, At, due_now
 from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.limits import MAX_SECONDS, years
@@ -201,7 +201,6 @@ class TraceReplay:
         counts = self.counts
         jobs = self._jobs
         unscaled = self._scale == 1.0
-        queue = env._queue  # SimPy's event heap: is another event due now? (env.peek())
         job: Job | None = event.payload
         while job is not None:
             site.enter(job if shaper is None else shaper(job))
@@ -210,7 +209,7 @@ class TraceReplay:
             if job is None:
                 break
             when = job.submit if unscaled else self.scaled(job.submit)
-            if when != now or (queue and queue[0][0] <= now):
+            if when != now or due_now(env):
                 At(env, when - now, SUBMISSION, self._submit, job)
                 break
         site.settle()

@@ -23,7 +23,7 @@ from typing import Protocol
 import simpy
 
 from sitesim.engine.batch import BatchEnd
-from sitesim.engine.events import COMPLETION, SCHEDULING, TIMER, At
+from sitesim.engine.events import COMPLETION, SCHEDULING, TIMER, At, due_now
 from sitesim.engine.machine import Machine
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.job import Job
@@ -156,7 +156,7 @@ class Site:
         For a job source submitting from an event callback of its own, which then calls
         :meth:`settle` as its last step (the trace replay does).
         """
-        job.submit = int(self.env._now)
+        job.submit = int(self.env.now)
         job.seq = self._seq
         self._seq += 1
         if job.id < 0:  # generated jobs are numbered in arrival order, from 1
@@ -177,13 +177,11 @@ class Site:
         """
         if self._pass_pending:
             return
-        env = self.env
-        queue = env._queue  # SimPy's event heap: is anything else due now? (env.peek())
-        if not queue or queue[0][0] > env._now:
-            self._run_pass()
-        else:
+        if due_now(self.env):
             self._pass_pending = True
-            At(env, 0, SCHEDULING, self._pass)
+            At(self.env, 0, SCHEDULING, self._pass)
+        else:
+            self._run_pass()
 
     def watch(self, job: Job, batch: BatchEnd) -> None:
         """Count ``job`` in ``batch``, the event its user will wait on (submitted jobs only)."""
@@ -202,7 +200,7 @@ class Site:
 
     def _run_pass(self) -> None:
         env = self.env
-        now = int(env._now)
+        now = int(env.now)
         machine = self.machine
         started = self.scheduler.schedule(now, machine.free)
         if started:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sitesim import __version__
+from sitesim.version import __version__
 from sitesim.workload.files import atomic_text_write
 
 USER_HEADER = "#uid load av-util av-resp av-wait av-sld num_jobs complete model wp"

@@ -13,6 +13,7 @@ import sys
 
 import simpy
 
+from sitesim.engine.events import stop_at
 DAY = 86_400
 
 
@@ -37,10 +38,7 @@ def run_with_progress(env: simpy.Environment, until: int | None) -> None:
 
     stop: simpy.Event | None = None
     if until is not None:
-        stop = simpy.Event(env)
-        stop._ok = True  # what env.run(until) does for a time
-        stop._value = None
-        env.schedule(stop, simpy.core.URGENT, until - env.now)
+        stop = stop_at(env, until)  # what env.run(until) schedules for a time
     total = None if until is None else until / DAY
     with tqdm(total=total, unit="day", desc="simulated", file=sys.stderr, leave=False) as bar:
         while True:

@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 from attrs import define, field
 
-from sitesim import __version__
+from sitesim.version import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
 from sitesim.engine.process import UserProcess
 from sitesim.errors import InputError

@@ -125,7 +125,7 @@ def differences(recorded: dict[str, Any], base: Any) -> str | None:
     A rerun still runs: the sweeps drop rows of another model and run their points
     again, so the new rows carry the new fingerprint; but the person rerunning a study
     should know its results will not be the recorded ones."""
-    from sitesim import __version__
+    from sitesim.version import __version__
     from sitesim.study.config import model_fingerprint
 
     now = {"model": model_fingerprint(base), "sitesim": __version__}

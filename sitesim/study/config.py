@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 from attrs import define, field
 
-from sitesim import __version__
+from sitesim.version import __version__
 from sitesim.errors import InputError
 from sitesim.limits import MAX_REPLICATIONS, MAX_USERS, check_range
 from sitesim.runs import options

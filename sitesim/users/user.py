@@ -21,10 +21,9 @@ from collections.abc import Callable, Generator
 from typing import Any, Protocol
 
 import numpy as np
-from simpy.core import NORMAL
 
 from sitesim.engine.batch import BatchEnd
-from sitesim.engine.events import At
+from sitesim.engine.events import move_waiter
 from sitesim.engine.process import UserGenerator, Wait
 from sitesim.engine.site import Site
 from sitesim.metrics.productivity import SessionLog
@@ -158,7 +157,7 @@ def submit_batch(
                 yield from gap_or_reaction(done, gap(), react, react.draw())
         if max_jobs is not None and site.submitted >= max_jobs:
             break
-        job = make_job(int(env._now), waited)  # env.now, without the property's call
+        job = make_job(int(env.now), waited)
         site.submit(job)
         site.watch(job, done)
         batch.append(job)
@@ -205,16 +204,15 @@ def gap_or_reaction(done: BatchEnd, gap: int, react: Reaction, drawn: float) -> 
     """
     env = done.env
     timer = env.timeout(gap)
-    due = int(env._now) + gap
+    due = int(env.now) + gap
 
     def idle() -> None:
         # The gap started in the step that submitted the batch's latest job, whose end
         # (even after no time at all) was still to be processed: no end was missed.
-        now = int(env._now)
+        now = int(env.now)
         delay = react.delay(now, drawn)
-        if now + delay < due and timer.callbacks:
-            resume = timer.callbacks.pop()
-            At(env, delay, NORMAL, resume)
+        if now + delay < due:
+            move_waiter(timer, delay)
 
     done.on_idle = idle
     yield timer

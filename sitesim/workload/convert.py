@@ -16,13 +16,13 @@ from pathlib import Path
 
 from attrs import define
 
-import sitesim
 from sitesim.errors import InputError
 from sitesim.exits import run_command
 from sitesim.limits import MAX_NODES
 from sitesim.workload.files import atomic_text_write
 from sitesim.workload.sacct import SacctCounts, SacctJob, SacctReader, swf_record, zone_of
 from sitesim.workload.swf import write_swf
+from sitesim.version import __version__
 
 
 @define(slots=True, frozen=True)
@@ -118,7 +118,7 @@ def _header(
     states = ", ".join(f"{s} {n}" for s, n in sorted(counts.by_state.items()))
     lines = [
         "; Version: 2.2",
-        f"; Conversion: sitesim convert sacct {src.name} (sitesim {sitesim.__version__})",
+        f"; Conversion: sitesim convert sacct {src.name} (sitesim {__version__})",
         f"; MaxJobs: {records_count}",
         f"; MaxRecords: {records_count}",
         f"; UnixStartTime: {origin}",

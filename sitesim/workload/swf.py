@@ -1,8 +1,9 @@
 """Standard Workload Format (SWF): records, header and streaming reader for all 18 fields.
 
-The writer lives in :mod:`sitesim.workload.swf_write` and the header in
-:mod:`sitesim.workload.swf_header`; both are re-exported here, so
-``from sitesim.workload.swf import write_swf, SwfHeader`` keeps working.
+The record lives in :mod:`sitesim.workload.swf_record` (which the writer, too, builds
+on), the writer in :mod:`sitesim.workload.swf_write` and the header in
+:mod:`sitesim.workload.swf_header`; all are re-exported here, so
+``from sitesim.workload.swf import SwfRecord, write_swf, SwfHeader`` keeps working.
 
 SWF (Parallel Workloads Archive) is a text format: header comment lines starting with
 ``;`` (``; MaxNodes: 128`` and the like), then one line per job with 18
@@ -32,144 +33,30 @@ from itertools import chain
 from types import TracebackType
 from typing import IO
 
-from attrs import define, field
 
 from sitesim.errors import InputError
 from sitesim.workload.files import open_text_read
 from sitesim.workload.swf_header import SwfHeader
 from sitesim.workload.swf_ints import canonical_int
+from sitesim.workload.swf_record import (
+    FIELDS,
+    N_FIELDS,
+    STATUS_CANCELLED,
+    STATUS_COMPLETED,
+    STATUS_FAILED,
+    STATUS_PARTIAL,
+    WHOLE_FIELDS,
+    Number,
+    SwfRecord,
+    field_label,
+)
 from sitesim.workload.swf_write import format_record, format_value, format_values, write_swf
-
-Number = int | float
 
 __all__ = [
     "FIELDS", "N_FIELDS", "WHOLE_FIELDS", "STATUS_FAILED", "STATUS_COMPLETED", "STATUS_PARTIAL",
     "STATUS_CANCELLED", "Number", "SwfRecord", "SwfHeader", "SwfReader", "field_label", "parse_line",
     "read_swf", "format_value", "format_record", "format_values", "write_swf",
 ]
-
-#: SWF field names, in order (field 1 is ``job_number``).
-FIELDS: tuple[str, ...] = (
-    "job_number",
-    "submit_time",
-    "wait_time",
-    "run_time",
-    "allocated_processors",
-    "average_cpu_time",
-    "used_memory",
-    "requested_processors",
-    "requested_time",
-    "requested_memory",
-    "status",
-    "user_id",
-    "group_id",
-    "executable",
-    "queue",
-    "partition",
-    "preceding_job",
-    "think_time",
-)
-N_FIELDS = len(FIELDS)
-
-#: SWF status codes (field 11).
-STATUS_FAILED = 0
-STATUS_COMPLETED = 1
-STATUS_PARTIAL = 2
-STATUS_CANCELLED = 5
-
-
-
-def field_label(index: int) -> str:
-    """Human label of the field at 0-based ``index``: ``field 4 (run_time)``."""
-    return f"field {index + 1} ({FIELDS[index]})"
-
-
-@define(slots=True)
-class SwfRecord:
-    """One job line of an SWF file: the 18 fields, ``-1`` where unknown."""
-
-    job_number: int = -1
-    submit_time: Number = -1
-    wait_time: Number = -1
-    run_time: Number = -1
-    allocated_processors: int = -1
-    average_cpu_time: Number = -1
-    used_memory: Number = -1
-    requested_processors: int = -1
-    requested_time: Number = -1
-    requested_memory: Number = -1
-    status: int = -1
-    user_id: int = -1
-    group_id: int = -1
-    executable: int = -1
-    queue: int = -1
-    partition: int = -1
-    preceding_job: int = -1
-    think_time: Number = -1
-    #: The line's 18 tokens when each is exactly ``str`` of its value (the reader's
-    #: usual all-integer line), else None: the schedule writer copies them instead of
-    #: formatting the values again. Not an ``__init__`` argument, so a copy made with
-    #: ``attrs.evolve`` (other values) never carries stale text; not compared.
-    text: list[str] | None = field(default=None, init=False, eq=False, repr=False)
-
-    def with_times(self, submit: Number, wait: Number, run: Number, status: int) -> SwfRecord:
-        """A copy with fields 2-4 and 11 replaced (what a simulated schedule changes).
-
-        Same result as ``attrs.evolve`` with those four fields, written out because
-        ``evolve`` is several times slower.
-        """
-        return SwfRecord(*self.values_with_times(submit, wait, run, status))  # type: ignore[arg-type]
-
-    def values_with_times(self, submit: Number, wait: Number, run: Number, status: int) -> tuple[Number, ...]:
-        """:meth:`values` of :meth:`with_times`, without building the copy: the schedule
-        writer formats one such line per job."""
-        return (
-            self.job_number,
-            submit,
-            wait,
-            run,
-            self.allocated_processors,
-            self.average_cpu_time,
-            self.used_memory,
-            self.requested_processors,
-            self.requested_time,
-            self.requested_memory,
-            status,
-            self.user_id,
-            self.group_id,
-            self.executable,
-            self.queue,
-            self.partition,
-            self.preceding_job,
-            self.think_time,
-        )
-
-    def values(self) -> tuple[Number, ...]:
-        """The 18 values in SWF field order."""
-        return (
-            self.job_number,
-            self.submit_time,
-            self.wait_time,
-            self.run_time,
-            self.allocated_processors,
-            self.average_cpu_time,
-            self.used_memory,
-            self.requested_processors,
-            self.requested_time,
-            self.requested_memory,
-            self.status,
-            self.user_id,
-            self.group_id,
-            self.executable,
-            self.queue,
-            self.partition,
-            self.preceding_job,
-            self.think_time,
-        )
-
-
-#: Fields that hold whole numbers (ids, counts, codes); the others may be fractional.
-WHOLE_FIELDS: tuple[int, ...] = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
 
 
 def _number(token: str) -> Number:

@@ -1,20 +1,17 @@
 """Writing SWF: one right-aligned line per job, files written all-or-nothing.
 
-Split from :mod:`sitesim.workload.swf` (records and reading), which re-exports these
-names. Writing is on every replay's hot path (the schedule writer formats a line per
-job), hence the single %-format per line below.
+Split from :mod:`sitesim.workload.swf` (reading), which re-exports these names; both
+build on :mod:`sitesim.workload.swf_record`. Writing is on every replay's hot path
+(the schedule writer formats a line per job), hence the single %-format per line below.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from sitesim.workload.files import atomic_text_write
-
-if TYPE_CHECKING:  # the record type only; importing it at run time would be a cycle
-    from sitesim.workload.swf import Number, SwfRecord
+from sitesim.workload.swf_record import Number, SwfRecord
 
 # Column widths used when writing, wide enough for the archive's logs; values that
 # need more room simply widen their column (the format is whitespace-separated).

@@ -248,7 +248,7 @@ def test_study_larger_than_a_sweep_is_refused(tmp_path: Path, capsys: pytest.Cap
 def test_from_reports_another_model_or_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A study.toml made with another model and version: one warning line naming both,
     the runs proceed, and the rewritten study.toml and rows carry the current model."""
-    from sitesim import __version__
+    from sitesim.version import __version__
 
     toml = tmp_path / "study.toml"
     toml.write_text('sitesim_version = "0.0.0"\nsite = "paper"\npolicies = ["fcfs"]\nseeds = [0]\n'
