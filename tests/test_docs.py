@@ -74,7 +74,14 @@ MOLDABLE_COMMAND = (
 #: (page, begin marker, end marker) -> how the block is checked: ("regenerated", the
 #: block's expected text, the command that rewrites the page), ("runs", script), or
 #: ("hand",).
+def options_table() -> str:
+    """docs/options.md's table, from the options' one declaration."""
+    return "\n" + script("options_table").table() + "\n"
+
+
 BLOCKS: dict[tuple[str, str, str], tuple] = {
+    ("options.md", "<!-- options table: begin (scripts/options_table.py) -->", "<!-- options table: end -->"):
+        ("regenerated", options_table, "python scripts/options_table.py --doc docs/options.md"),
     ("schedulers.md", "<!-- variant-lines:start -->", "<!-- variant-lines:end -->"):
         ("regenerated", variant_lines, "python scripts/variants_table.py --lines-doc docs/schedulers.md"),
     ("moldable.md", "<!-- one-apples table: begin -->", "<!-- one-apples table: end -->"):

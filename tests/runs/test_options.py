@@ -123,19 +123,6 @@ def test_an_option_of_the_other_kind_of_run_is_refused_by_name() -> None:
         api._options({"load_factor": 2}, options.SITE)
 
 
-def test_the_options_page_is_current() -> None:
-    """docs/options.md's table is generated from the declaration (scripts/options_table.py)."""
-    import importlib.util
-
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("options_table", root / "scripts" / "options_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.block() in (root / "docs" / "options.md").read_text(encoding="utf-8"), (
-        "docs/options.md is stale: python scripts/options_table.py --doc docs/options.md")
-
-
 def test_the_configuration_records_are_the_declared_options() -> None:
     """summary.json's config is the record, whose fields are the declared options (and
     their defaults the declared ones): nothing is declared a second time there."""
