@@ -83,7 +83,7 @@ def add_option_arguments(parser: argparse.ArgumentParser, mode: str | None = Non
         if isinstance(o.kind, options.Switch):
             parser.add_argument(*flags, dest=o.name, action="store_true", default=None, help=text)
             continue
-        extra: dict[str, Any] = {} if o.const is options._NO_DEFAULT else {"nargs": "?", "const": o.const}
+        extra: dict[str, Any] = {} if o.const is None else {"nargs": "?", "const": o.const}
         action = parser.add_argument(*flags, dest=o.name, type=_option_type(o), metavar=o.kind.metavar,
                                      help=text, **extra)
         if o.name in _LATE_HELP:

@@ -182,9 +182,6 @@ class Switch(Kind):
         return value
 
 
-_NO_DEFAULT = object()
-
-
 @define(frozen=True, slots=True)
 class Option:
     """One run option (see the module doc)."""
@@ -206,8 +203,9 @@ class Option:
     sweep: bool = True
     #: Whether None is a value a person may give (a replay's machine size: the trace's).
     optional: bool = False
-    #: The command line's ``nargs='?'`` value when the flag is given alone.
-    const: Any = _NO_DEFAULT
+    #: The command-line flag's value when it is given alone (``nargs='?'``); None: the
+    #: flag needs a value.
+    const: Any = None
 
     @property
     def flag(self) -> str:
@@ -362,25 +360,22 @@ def from_person(values: Mapping[str, Any], mode: str, *, where: Callable[[str], 
     return out
 
 
-def describe(o: Option, mode: str | None = None) -> str:
-    """Help text with the unit and default, for ``--help`` and the docs' table."""
-    parts = [o.help]
-    shown = {m: o.defaults[m] for m in o.modes if mode is None or m == mode}
-    values = {_show(v, o) for v in shown.values()}
-    if len(values) == 1:
-        (value,) = values
-        if value is not None:
-            parts.append(f"default {value}")
+def describe(o: Option) -> str:
+    """Help text with the runs that use it and the default, for ``--help``."""
+    defaults = {m: person_value(o, o.defaults[m]) for m in o.modes}
+    shown = set(map(str, defaults.values()))
+    if shown == {"None"}:
+        default = ""
+    elif len(shown) == 1:
+        default = f"; default {next(iter(shown))}"
     else:
-        parts.append("default " + ", ".join(f"{_show(v, o)} ({m})" for m, v in shown.items() if v is not None))
-    if len(o.modes) == 1:
-        parts.insert(0, f"{o.modes[0]}:")
-    return " ".join(parts[:1]) + " " + "; ".join(parts[1:]) if len(o.modes) == 1 else "; ".join(parts)
+        default = "; default " + ", ".join(f"{v} ({m})" for m, v in defaults.items() if v is not None)
+    runs = f"{o.modes[0]}: " if len(o.modes) == 1 else ""
+    return f"{runs}{o.help}{default}"
 
 
-def _show(value: Any, o: Option) -> Any:
-    if value is None:
-        return None
-    if isinstance(o.kind, Days):
+def person_value(o: Option, value: Any) -> Any:
+    """A stored value in the unit a person gives it (days for a duration)."""
+    if value is not None and isinstance(o.kind, Days):
         return f"{value / DAY:g}"
     return value

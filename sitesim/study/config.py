@@ -175,15 +175,11 @@ def write_study_file(path: Path, study: StudyConfig, model: str) -> None:
     if study.users:
         lines.append(f"users = {_toml_list(study.users)}")
     for name, value in study.settings:
-        lines.append(f"{name} = {json.dumps(_person(name, value))}")
+        o = options.option(name)
+        lines.append(f"{name} = {json.dumps(value / DAY if isinstance(o.kind, options.Days) else value)}")
     lines.append(f"model = {json.dumps(model)}  # fingerprint of the site model (docs/sweeps.md)")
     with atomic_text_write(path) as out:
         out.write("\n".join(lines) + "\n")
-
-
-def _person(name: str, value: Any) -> Any:
-    """A stored value in the unit a person gives it (days for a duration)."""
-    return value / DAY if isinstance(options.option(name).kind, options.Days) else value
 
 
 def _toml_list(values: Sequence[Any]) -> str:
