@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sitesim.errors import InputError
 from sitesim.version import __version__
 
 if TYPE_CHECKING:
     from sitesim.api import Result, replay, simulate
 
-__all__ = ["Result", "__version__", "replay", "simulate"]
+__all__ = ["InputError", "Result", "__version__", "replay", "simulate"]
 
 
 def __getattr__(name: str) -> Any:

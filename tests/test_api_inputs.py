@@ -78,3 +78,14 @@ def test_simulate_raises_only_input_errors(name: str, value: object) -> None:
         sitesim.simulate(**kwargs)
     except InputError:
         pass
+
+
+def test_an_option_of_the_other_kind_of_run_is_an_input_error_exported_at_the_top() -> None:
+    """``sitesim.replay(T, duration_days=1)`` names the option, as ``simulate(bogus=1)`` does,
+    with the error class at the package's top level."""
+    import sitesim
+
+    with pytest.raises(sitesim.InputError, match="duration_days: unknown option"):
+        sitesim.replay("t.swf", duration_days=1)
+    with pytest.raises(sitesim.InputError, match="bogus: unknown option"):
+        sitesim.simulate(bogus=1)
