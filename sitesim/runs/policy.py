@@ -47,6 +47,12 @@ def policy_label(spec: str) -> str:
     return cls.label(arg) or spec
 
 
+def needs_recorded_waits(spec: str) -> bool:
+    """Whether ``spec`` serves jobs by their recorded waits (``hold``)."""
+    cls, arg = SCHEDULERS.lookup(spec)
+    return cls.needs_recorded_waits(arg)
+
+
 def policy_files(spec: str) -> list[str]:
     """The files ``spec`` reads (a sweep's model fingerprint hashes them)."""
     cls, arg = SCHEDULERS.lookup(spec)

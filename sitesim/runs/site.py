@@ -43,7 +43,9 @@ from sitesim.runs.output import (
     write_json,
     write_text,
 )
-from sitesim.runs.policy import build_scheduler, check_machine, check_spec, machine_nodes, policy_label
+from sitesim.runs.policy import (
+    build_scheduler, check_machine, check_spec, machine_nodes, needs_recorded_waits, policy_label,
+)
 from sitesim.runs.population_check import check_population_file
 from sitesim.schedulers.base import Scheduler
 from sitesim.moldable.gas import REQUEST_POLICIES
@@ -117,6 +119,11 @@ class SiteConfig:
                 f"estimate model {self.estimates!r} needs a trace; use it with -c", field="estimates"
             )
         check_spec(self.scheduler)
+        if self.population is None and needs_recorded_waits(self.scheduler):
+            raise InputError(
+                f"{self.scheduler!r} gives each job the wait its log recorded, and this site's users carry"
+                " none (a fitted population does): every job would start at once on an unbounded machine;"
+                " name a base (hold:easy) or another policy", field="scheduler")
         declared = machine_nodes(self.scheduler, None)
         if declared is not None and declared != self.nodes:
             build_scheduler(self.scheduler, self.nodes)  # the policy's own message

@@ -82,6 +82,13 @@ class Scheduler(ABC):
         return None
 
     @classmethod
+    def needs_recorded_waits(cls, arg: str | None) -> bool:
+        """Whether the policy serves jobs by the waits a log recorded for them (the log's
+        service): a site whose users carry none (only a fitted population does) cannot
+        run it, since every job would start at once on an unbounded machine."""
+        return False
+
+    @classmethod
     def under(cls, arg: str | None, policy: str) -> str:
         """The spec of this policy's machine run under ``policy`` instead (a study compares
         policies on one site): by default ``policy`` itself; a composite keeps its

@@ -70,6 +70,10 @@ class HoldScheduler(Composite):
         return cls(nodes, base_cls.from_arg(nodes, base_arg))
 
     @classmethod
+    def needs_recorded_waits(cls, arg: str | None) -> bool:
+        return arg is None  # hold:BASE is its base where nothing is held
+
+    @classmethod
     def files(cls, arg: str | None) -> list[str]:
         if arg is None:
             return []

@@ -153,3 +153,15 @@ def test_a_wake_up_cannot_be_in_the_past() -> None:
     assert not site.machine.bounded  # the site takes it from its policy
     with pytest.raises(ValueError, match="in the past"):
         Control(site).wake(-1)
+
+
+def test_hold_alone_is_refused_where_users_carry_no_recorded_waits() -> None:
+    """Without a fitted population no job has a recorded wait: ``hold`` would start every
+    job at once on an unbounded machine (utilisation 3.75 once), so it is refused; its
+    based form runs, being its base there."""
+    from sitesim.errors import InputError
+    from sitesim.runs.site import SiteConfig
+
+    with pytest.raises(InputError, match="this site's users carry none"):
+        SiteConfig(users=60, scheduler="hold", duration=7 * 86_400)
+    SiteConfig(users=60, scheduler="hold:easy", duration=7 * 86_400)
