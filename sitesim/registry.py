@@ -1,7 +1,8 @@
 """Named registries: extension by registering a class, never by editing an if/else.
 
 Schedulers, estimate models, submittal models and workpool models are each a
-:class:`Registry`. A new kind of model is one class with a ``name`` (and a one-line
+:class:`Registry`, and so are what submits a run's jobs: trace sources and kinds of
+site-level users (:mod:`sitesim.runs.trace_sources`, :mod:`sitesim.runs.user_kinds`). A new kind of model is one class with a ``name`` (and a one-line
 ``summary`` for ``--help``), decorated with its registry's :meth:`Registry.register`.
 
 A spec names a class as ``NAME`` or ``NAME:ARG`` (registered classes), or as
