@@ -222,10 +222,7 @@ def run_replay(
             from sitesim.moldable.replace import Replacement
 
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
-        kind = TRACE_SOURCES.get(
-            _job_source(config) if source is None else source if isinstance(source, str)
-            else TRACE_SOURCES.spec_of(source)
-        )
+        kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
         feed = TraceFeed(
             run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback
         )

@@ -190,7 +190,7 @@ def kinds_of(crowd: Crowd, split: Mapping[Any, int]) -> list[UserKind]:
     for kind, count in split.items():
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise InputError(f"a count of users must be a non-negative integer, got {count!r}", field="users")
-        cls = USER_KINDS.get(kind if isinstance(kind, str) else USER_KINDS.spec_of(kind))
+        cls = USER_KINDS.resolve(kind)
         if count:
             kinds.append(cls(crowd, range(first, first + count)))
         first += count
