@@ -185,17 +185,20 @@ def configured_kinds(users: int, *, population: str | None, adaptive: float) -> 
 def kinds_of(crowd: Crowd, split: Mapping[Any, int]) -> list[UserKind]:
     """The kinds of ``split`` (name or class -> how many users), numbered in its order
     from 1; kinds with no user are left out. The counts must add up to ``crowd.users``."""
-    kinds: list[UserKind] = []
-    first = 1
+    counted: list[tuple[type[UserKind], int]] = []
     for kind, count in split.items():
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise InputError(f"a count of users must be a non-negative integer, got {count!r}", field="users")
-        cls = USER_KINDS.resolve(kind)
+        counted.append((USER_KINDS.resolve(kind), count))
+    total = sum(count for _, count in counted)
+    if total != crowd.users:  # before any kind loads or checks what its users need
+        raise InputError(f"the kinds of users add up to {total}, not the run's {crowd.users} users", field="users")
+    kinds: list[UserKind] = []
+    first = 1
+    for cls, count in counted:
         if count:
             kinds.append(cls(crowd, range(first, first + count)))
         first += count
-    if first - 1 != crowd.users:
-        raise InputError(f"the kinds of users add up to {first - 1}, not the run's {crowd.users} users", field="users")
     return kinds
 
 
