@@ -1,8 +1,10 @@
 """Named registries: extension by registering a class, never by editing an if/else.
 
 Schedulers, estimate models, submittal models and workpool models are each a
-:class:`Registry`. A new kind of model is one class with a ``name`` (and a one-line
-``summary`` for ``--help``), decorated with its registry's :meth:`Registry.register`.
+:class:`Registry`, and so are what submits a run's jobs: trace sources and kinds of
+site-level users (:mod:`sitesim.runs.trace_sources`, :mod:`sitesim.runs.user_kinds`).
+A new kind of model is one class with a ``name`` (and a one-line ``summary`` for
+``--help``), decorated with its registry's :meth:`Registry.register`.
 
 A spec names a class as ``NAME`` or ``NAME:ARG`` (registered classes), or as
 ``module:Class`` / ``module:Class:ARG``: a class any process can import, which is how
@@ -54,6 +56,11 @@ class Registry(Generic[T]):
         if arg is not None:
             raise InputError(f"{self.kind} {spec!r} takes no argument", field=self.option)
         return cls
+
+    def resolve(self, value: str | T) -> T:
+        """The class a spec names (as :meth:`get`), or ``value`` itself when it is a class
+        (checked as :meth:`spec_of` does, and registered there if it lives in ``__main__``)."""
+        return self.get(value if isinstance(value, str) else self.spec_of(value))
 
     def lookup(self, spec: str) -> tuple[T, str | None]:
         """The class and argument named by ``NAME[:ARG]`` or ``module:Class[:ARG]``.

@@ -46,3 +46,16 @@ def test_module_class_specs() -> None:
         reg.lookup("tests.test_registry:Nope")
     with pytest.raises(InputError, match="is not a model"):
         reg.lookup("tests.test_registry:InputError")
+
+
+def test_resolve_takes_a_name_or_a_class() -> None:
+    reg: Registry[type[Base]] = Registry("model", "--model", Base)
+    local = make()  # defined in a function: registered on the spot, then named
+    assert reg.resolve(local) is local and reg.get("model") is local
+    assert reg.resolve("model") is local
+    assert reg.resolve(Base) is Base  # importable: by module:Class, not registered
+    assert reg.names() == ["model"]
+    with pytest.raises(InputError, match="is not a model"):
+        reg.resolve(InputError)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="unknown model 'nope'"):
+        reg.resolve("nope")

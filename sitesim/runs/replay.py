@@ -16,7 +16,6 @@ import attrs
 from attrs import define, field
 
 from sitesim.engine.replay import TraceReplay
-from sitesim.engine.site import Site
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.metrics.violations import ViolationCounter
@@ -27,19 +26,16 @@ from sitesim.runs.output import (
     productivity_lines,
     summary_document,
     system_line,
-    write_json,
-    write_text,
 )
 from sitesim.runs.policy import build_scheduler, check_machine, machine_nodes, policy_label
+from sitesim.runs.sources import run_source
+from sitesim.runs.trace_sources import TRACE_SOURCES, TraceFeed, TraceKind
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
 
-if TYPE_CHECKING:  # numpy, moldable jobs and the feedback replay: only runs that use them
-    import numpy as np
-
-    from sitesim.metrics.productivity import ProductivityRecorder
+if TYPE_CHECKING:  # moldable jobs: only runs that use them
     from sitesim.moldable.replace import MoldableSpec, Replacement
 
 DEFAULT_NODES = 128
@@ -163,29 +159,10 @@ def _nothing_replayed(counts: ReplayCounts) -> str:
     return f"nothing to replay: {what}"
 
 
-def _job_source(
-    config: ReplayConfig,
-    site: Site,
-    reader: SwfReader,
-    estimates: EstimateModel,
-    rng: np.random.Generator | None,
-    shaper: Replacement | None = None,
-    recorder: ProductivityRecorder | None = None,
-) -> TraceReplay:
-    """The open-model replay, or with ``config.feedback`` the closed-loop one, whose
-    users report their sessions to ``recorder``."""
-    failures = config.failures == "trace"
-    if config.feedback is None:
-        return TraceReplay(
-            site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
-            shaper=shaper,
-        )
-    from sitesim.users.feedback import FeedbackReplay
-
-    return FeedbackReplay(
-        site, reader, estimates, load_factor=config.load_factor, rng=rng, failures=failures,
-        session_starts=config.feedback, shaper=shaper, recorder=recorder,
-    )
+def _job_source(config: ReplayConfig) -> str:
+    """The trace source kind (:data:`~sitesim.runs.trace_sources.TRACE_SOURCES`) a
+    configuration names: the open model, or with ``feedback`` the closed-loop replay."""
+    return "trace" if config.feedback is None else "feedback"
 
 
 def run_replay(
@@ -197,6 +174,7 @@ def run_replay(
     scheduler: Scheduler | None = None,
     estimates: EstimateModel | None = None,
     progress: bool | None = None,
+    source: str | type[TraceKind] | None = None,
 ) -> ReplayResult:
     """Replay ``config.trace``; with ``out``, write summary.json, stats.txt, schedule.swf.
 
@@ -204,7 +182,9 @@ def run_replay(
     of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
     ``estimates``: ready-made objects instead of the ones the config names (the Python
     API's instances; ``progress``: a bar on simulated time, by default only when stderr
-    is a terminal). Output files appear only if the whole run succeeds.
+    is a terminal). Output files appear only if the whole run succeeds. ``source``: a
+    registered trace source kind (name or class,
+    :data:`~sitesim.runs.trace_sources.TRACE_SOURCES`) instead of the one the config names.
     """
     if estimates is None:
         estimates = make_estimates(config.estimates)
@@ -232,49 +212,39 @@ def run_replay(
             from sitesim.moldable.replace import Replacement
 
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
-        staged = None
-        if out is not None:
-            policy = config.scheduler
-            kind = "a conventional replay" if config.feedback is None else (
-                f"a replay with feedback (session starts {config.feedback})"
-            )
-            header = [
-                *reader.header.lines,
-                f"; sitesim: schedule of {kind}, scheduler {policy},"
-                f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
-                *([f"; Note: {note}"] if (note := scheduler.note()) else []),
-            ]
-            staged = run.write_schedule(out, "schedule.swf", header, stack)
-        recorder = None
-        if config.feedback is not None:  # the calendar (and numpy) only for users
-            from sitesim.workload.calendar import Clock
-
-            clock = Clock.from_header(reader.header)
-            recorder = run.record_productivity(clock.unix_start + clock.offset)
-        replay = _job_source(config, run.site, reader, estimates, rng, shaper, recorder)
-        replay.start()
-        run.run(progress=progress)
-        summary, report = run.close()
-        if replay.counts.submitted == 0:
-            raise InputError(_nothing_replayed(replay.counts), path=config.trace)
-        violations.close()
-        users: dict[int, dict[str, Any]] = dict(run.metrics.user_summaries())
-        productivity = None
-        if recorder is not None:
-            productivity, users = run.productivity(users)
-        result = ReplayResult(
-            config=config,
-            nodes=nodes,
-            summary=summary,
-            users=users,
-            counts=attrs.asdict(replay.counts),
-            metrics=run.metrics,
-            violations=violations.summary(),
-            report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
-            replacement=shaper,
-            productivity=productivity,
+        kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
+        feed = TraceFeed(
+            run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback
         )
-        if staged is not None:
-            write_json(staged.path("summary.json"), result.document())
-            write_text(staged.path("stats.txt"), result.stats())
-    return result
+        header = [
+            *reader.header.lines,
+            f"; sitesim: schedule of {kind.described(feed)}, scheduler {config.scheduler},"
+            f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
+            *([f"; Note: {note}"] if (note := scheduler.note()) else []),
+        ]
+
+        def finish(replay: TraceReplay, summary: dict[str, Any], report: dict[str, Any]) -> ReplayResult:
+            if replay.counts.submitted == 0:
+                raise InputError(_nothing_replayed(replay.counts), path=config.trace)
+            violations.close()
+            users: dict[int, dict[str, Any]] = dict(run.metrics.user_summaries())
+            productivity = None
+            if run.recorder is not None:  # the source simulates users (feedback)
+                productivity, users = run.productivity(users)
+            return ReplayResult(
+                config=config,
+                nodes=nodes,
+                summary=summary,
+                users=users,
+                counts=attrs.asdict(replay.counts),
+                metrics=run.metrics,
+                violations=violations.summary(),
+                report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
+                replacement=shaper,
+                productivity=productivity,
+            )
+
+        return run_source(
+            run, lambda: kind.source(feed), finish, stack, out=out, schedule="schedule.swf", header=header,
+            progress=progress,
+        )

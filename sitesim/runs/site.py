@@ -18,7 +18,7 @@ Run control (docs/site-level.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ from attrs import define, field
 
 from sitesim.version import __version__
 from sitesim.distributions import SIZE_MAPPINGS, load_empirical
-from sitesim.engine.process import UserProcess
 from sitesim.errors import InputError
 from sitesim.metrics.stats import RunMetrics
 from sitesim.runs import options
@@ -40,18 +39,15 @@ from sitesim.runs.output import (
     summary_document,
     system_line,
     user_line,
-    write_json,
-    write_text,
 )
 from sitesim.runs.policy import (
     build_scheduler, check_machine, check_spec, machine_nodes, needs_recorded_waits, policy_label,
 )
-from sitesim.runs.population_check import check_population_file
+from sitesim.runs.sources import run_source
+from sitesim.runs.user_kinds import Crowd, SiteUsers, configured_kinds, kinds_of
 from sitesim.schedulers.base import Scheduler
 from sitesim.moldable.gas import REQUEST_POLICIES
-from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS, User, user_streams
-from sitesim.users.adaptive import adaptive_summary, adaptive_users, make_adaptive_factory
-from sitesim.users.population import FittedPopulation, populate
+from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
 from sitesim.workload.estimates import EstimateModel, make_estimates
 
@@ -210,6 +206,7 @@ def run_site(
     scheduler: Scheduler | None = None,
     estimates: EstimateModel | None = None,
     progress: bool | None = None,
+    user_kinds: Mapping[Any, int] | None = None,
 ) -> SiteResult:
     """Simulate ``config.users`` users on the site; with ``out``, write the result files.
 
@@ -217,7 +214,9 @@ def run_site(
     of ``on_submit``/``on_start``/``on_end``/``on_kill``). ``scheduler`` and
     ``estimates``: ready-made objects to use instead of building the ones the config
     names (the Python API's instances; ``progress``: a bar on simulated time, by default only when stderr
-    is a terminal; the config still records their specs).
+    is a terminal; the config still records their specs). ``user_kinds``: how many users of
+    each registered kind (name or class, :data:`~sitesim.runs.user_kinds.USER_KINDS`), in
+    number order, instead of the split the config implies (adding up to ``config.users``).
     """
     tables = load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
     submittal_cls = SUBMITTAL_MODELS.get(config.submittal)
@@ -236,50 +235,29 @@ def run_site(
     site = run.site
     # Users never ask for more nodes than the scheduler can give one job (the whole
     # machine, or the largest partition).
-    largest = scheduler.largest_job
-    clock = DEFAULT_CLOCK
-    population = None
-    if config.population is not None:
-        check_population_file(config.population)  # encoding and values, before the loader trusts them
-        population = FittedPopulation.load(config.population, largest)
-        clock = population.clock
+    crowd = Crowd(
+        site, tables, estimates, scheduler.largest_job, config.users, config.seed, config.max_jobs,
+        submittal_cls, workpool_cls, config.moldable_policy, config.population,
+    )
+    split = user_kinds if user_kinds is not None else configured_kinds(
+        config.users, population=config.population, adaptive=config.adaptive
+    )
+    kinds = kinds_of(crowd, split)
+    clock = SiteUsers.clock(kinds, DEFAULT_CLOCK)
     recorder = run.record_productivity(clock.unix_start + clock.offset)
-    if population is not None:
-        populate(
-            site, population, config.users, config.seed, estimates, max_jobs=config.max_jobs, recorder=recorder
-        )
-    adaptive = adaptive_users(config.users, config.adaptive)
-    adaptive_user = make_adaptive_factory(site, config.moldable_policy, largest) if adaptive else User
-    for uid, (sub_rng, pool_rng, est_rng) in enumerate(
-        user_streams(config.seed, 0 if config.population else config.users), 1
-    ):
-        user = (adaptive_user if uid <= adaptive else User)(
-            uid,
-            site,
-            submittal_cls(tables, sub_rng),
-            workpool_cls(tables, pool_rng, largest),
-            estimates,
-            est_rng,
-            max_jobs=config.max_jobs,
-            sessions=recorder.log(uid),
-        )
-        UserProcess(site, user.run())
-    with ExitStack() as stack:
-        staged = None
-        if out is not None:
-            staged = run.write_schedule(out, "trace.swf", trace_header(config, clock, scheduler.note()), stack)
-        run.run(until=config.duration, progress=progress)
-        summary, report = run.close(end=config.duration)
+    users_source = SiteUsers(site, kinds, recorder, run.metrics)
+
+    def finish(source: SiteUsers, summary: dict[str, Any], report: dict[str, Any]) -> SiteResult:
         summary["mean_work"] = run.metrics.system.offered_work / site.submitted if site.submitted else 0.0
         summary["unfinished_queued"] = site.submitted - site.running - summary["completed"]
         summary["unfinished_running"] = site.running
         summary.update(report)
-        users = run.metrics.user_summaries()
-        if adaptive:
-            summary["adaptive"] = adaptive_summary(users, adaptive)
-        productivity, with_sessions = run.productivity(users)
-        result = SiteResult(config, summary, with_sessions, run.metrics, productivity)
-        if staged is not None:
-            write_json(staged.path("summary.json"), result.document())
-            write_text(staged.path("stats.txt"), result.stats())
-    return result
+        summary.update(source.report())
+        productivity, with_sessions = run.productivity(run.metrics.user_summaries())
+        return SiteResult(config, summary, with_sessions, run.metrics, productivity)
+
+    with ExitStack() as stack:
+        return run_source(
+            run, lambda: users_source, finish, stack, out=out, schedule="trace.swf",
+            header=trace_header(config, clock, scheduler.note()), until=config.duration, progress=progress,
+        )

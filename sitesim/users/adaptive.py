@@ -16,6 +16,7 @@ The user reads the availability list through an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sitesim.engine.site import Site
@@ -83,7 +84,7 @@ def make_adaptive_factory(site: Site, policy_name: str, nodes: int) -> Any:
     return build
 
 
-def adaptive_summary(users: dict[int, dict[str, Any]], adaptive: int) -> dict[str, Any]:
+def adaptive_summary(users: Mapping[int, Mapping[str, Any]], adaptive: int) -> dict[str, Any]:
     """Adaptive users' turn-around and the rigid users' wait (completed jobs, job-weighted)."""
 
     def weighted(uids: list[int], key: str) -> float | None:

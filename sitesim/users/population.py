@@ -45,7 +45,9 @@ from sitesim.workload.calendar import Warp
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
 
-__all__ = ["FORMAT", "UNOBSERVED", "FittedPopulation", "PopulationUser", "Profile", "populate"]
+__all__ = [
+    "FORMAT", "UNOBSERVED", "FittedPopulation", "PopulationUser", "Profile", "populate", "population_users",
+]
 
 
 def _pick(values: Sequence[Any], u: float) -> Any:
@@ -277,6 +279,37 @@ class PopulationUser:
         )
 
 
+def population_users(
+    site: Site,
+    population: FittedPopulation,
+    users: int,
+    seed: int,
+    estimates: EstimateModel,
+    *,
+    max_jobs: int | None = None,
+    recorder: ProductivityRecorder | None = None,
+    first: int = 1,
+) -> list[PopulationUser]:
+    """``users`` users resampled from the population's profiles, numbered from ``first``
+    (reporting their sessions to ``recorder`` if given), not yet started.
+
+    Their draws depend on the seed and their rank among these users only.
+    """
+    root = np.random.SeedSequence(seed)
+    order_seq, users_seq = root.spawn(2)
+    order = np.random.default_rng(order_seq).permutation(len(population.profiles))
+    built = []
+    for k, child in enumerate(users_seq.spawn(users)):
+        streams = tuple(np.random.default_rng(s) for s in child.spawn(3))
+        profile = population.profiles[int(order[k % len(order)])]
+        uid = first + k
+        sessions = recorder.log(uid) if recorder is not None else None
+        built.append(
+            PopulationUser(uid, site, population, profile, streams, estimates, max_jobs=max_jobs, sessions=sessions)
+        )
+    return built
+
+
 def populate(
     site: Site,
     population: FittedPopulation,
@@ -289,17 +322,7 @@ def populate(
 ) -> list[PopulationUser]:
     """Start ``users`` users resampled from the population's profiles (reporting their
     sessions to ``recorder`` if given)."""
-    root = np.random.SeedSequence(seed)
-    order_seq, users_seq = root.spawn(2)
-    order = np.random.default_rng(order_seq).permutation(len(population.profiles))
-    started = []
-    for k, child in enumerate(users_seq.spawn(users)):
-        streams = tuple(np.random.default_rng(s) for s in child.spawn(3))
-        profile = population.profiles[int(order[k % len(order)])]
-        sessions = recorder.log(k + 1) if recorder is not None else None
-        user = PopulationUser(
-            k + 1, site, population, profile, streams, estimates, max_jobs=max_jobs, sessions=sessions
-        )
+    started = population_users(site, population, users, seed, estimates, max_jobs=max_jobs, recorder=recorder)
+    for user in started:
         UserProcess(site, user.run())
-        started.append(user)
     return started
