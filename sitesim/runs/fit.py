@@ -14,8 +14,16 @@ first (:mod:`sitesim.runs.starts`; ``--start-policy`` forces that for any log).
 A log that cannot be fitted gets one line naming the file and the reason: no job
 records, no user field, no usable jobs (with the count of each cleaning exclusion),
 fewer than :data:`MIN_USERS` users with usable jobs, or every usable job submitted at
-one instant (no duration). Any log that passes writes a site that runs: sparse
-observations fall back to pooled ones (:mod:`sitesim.users.population`).
+one instant (no duration); more users than a site may simulate, or a batch wider than
+a population may hold. Any log that passes writes a site that runs: sparse
+observations fall back to pooled ones (:mod:`sitesim.users.population`), and values
+beyond the limits the loaders set are capped at them and counted
+(:mod:`sitesim.analysis.bounds`; the report's ``# capped`` line).
+
+Local time comes from the header (:class:`~sitesim.workload.calendar.Clock`): the zone
+``TimeZoneString`` names, daylight saving included, else the ``TimeZone`` offset; the
+report, ``population.json`` (``clock.local_time``, ``provenance.clock_from``) and a
+comment of ``site.toml`` say which.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from sitesim.analysis.trace import analyze_jobs, sha256_uncompressed
 from sitesim.distributions.model import FIELDS, OPTIONAL, load_empirical
 from sitesim.errors import InputError
 from sitesim.exits import run_command
-from sitesim.limits import MAX_NODES
+from sitesim.limits import MAX_NODES, MAX_USERS
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.starts import StartReplay, simulate_starts
@@ -137,6 +145,8 @@ def _fit_log(
         raise InputError(
             f"only {users} user(s) with usable jobs: too few to fit a population (need {MIN_USERS})", path=where
         )
+    if users > MAX_USERS:  # a site simulates every user of its log: none can be capped
+        raise InputError(f"{users:,} users with usable jobs: more than the {MAX_USERS:,} a site may simulate", path=where)
     if max(j.submit for j in jobs) <= min(j.submit for j in jobs):
         raise InputError(
             f"all {len(jobs)} usable jobs were submitted at one instant: no duration to fit", path=where
