@@ -70,8 +70,8 @@ class FitSummary:
     complete: bool
     #: How the starts were simulated, for a log without wait times (else None).
     starts: StartReplay | None = None
-    #: Values of the log beyond what a run accepts, capped at the bound, per field
-    #: (:mod:`sitesim.analysis.bounds`).
+    #: Values of the log beyond what a run accepts, capped at the bound, per table and
+    #: field (``empirical.estimate_ratio``; :mod:`sitesim.analysis.bounds`).
     capped: Capped = field(factory=Capped)
 
 
@@ -175,10 +175,10 @@ def _fit_log(
         raise InputError(exc.message, path=where) from None
     if gaps != "fixed":  # the default is left unwritten, so default tables keep their bytes
         pop_table["gaps"] = gaps
-    capped = Capped()
-    for document in (table, pop_table):
+    capped = Capped()  # per table: a job capped in both counts once in each
+    for prefix, document in (("empirical", table), ("population", pop_table)):
         for key, entry in document["provenance"].get("capped", {}).items():
-            capped.counts[key] = capped.counts.get(key, 0) + entry["count"]
+            capped.counts[f"{prefix}.{key}"] = entry["count"]
     complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
     days = population.duration / 86400
     lines = [

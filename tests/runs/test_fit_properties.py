@@ -81,7 +81,11 @@ def test_any_fitted_log_gives_a_site_that_runs(tmp_path_factory: pytest.TempPath
     # the estimate ratios beyond the loader's limit are capped and counted, none other
     beyond = sum(r.requested_time > 0 and r.run_time > 0 and r.requested_time / r.run_time > MAX_ESTIMATE_RATIO
                  for r in records)
-    assert info.capped.counts.get("estimate_ratio", 0) == beyond
+    assert info.capped.counts.get("empirical.estimate_ratio", 0) == beyond
+    # so are the waits (each job's, in the population) and the sizes beyond any table
+    assert info.capped.counts.get("population.waits_in_order", 0) == sum(r.wait_time > MAX_TABLE_SECONDS for r in records)
+    huge = any(r.allocated_processors > MAX_NODES for r in records)
+    assert ("empirical.size" in info.capped.counts) == ("population.size" in info.capped.counts) == huge
     empirical = json.loads((root / "site" / "empirical.json").read_text())
     ratios = empirical["distributions"]["estimate_ratio"]
     assert ratios is None or max(ratios["x"]) <= MAX_ESTIMATE_RATIO
@@ -106,7 +110,7 @@ def test_a_log_of_extremes_is_capped_and_said_so(tmp_path: Path, capsys: pytest.
     ]
     write_swf(tmp_path / "atlas.swf", records, ["; MaxNodes: 16"])
     assert main(["fit", str(tmp_path / "atlas.swf"), "-o", str(tmp_path / "site")]) == 0
-    assert "# capped at the limits a run accepts (docs/population.md): estimate_ratio 1" in capsys.readouterr().out
+    assert "# capped at the limits a run accepts (docs/population.md): empirical.estimate_ratio 1" in capsys.readouterr().out
     table = json.loads((tmp_path / "site" / "empirical.json").read_text())
     assert table["provenance"]["capped"] == {"estimate_ratio": {"count": 1, "bounds": [0, MAX_ESTIMATE_RATIO]}}
     assert max(table["distributions"]["estimate_ratio"]["x"]) == MAX_ESTIMATE_RATIO
