@@ -67,14 +67,6 @@ class SharedFits:
             self._fits[file_name] = (site, info)
         return self._fits[file_name]
 
-    def all(self) -> dict[str, tuple[Path, object]]:
-        """Every ``*.swf.gz`` and ``*.swf`` log of the directory, fitted."""
-        directory = traces_dir()
-        if directory is None or not directory.is_dir():
-            pytest.skip("real traces not available: set SITESIM_TRACES to the traces directory")
-        names = sorted(p.name for p in directory.iterdir() if p.name.endswith((".swf", ".swf.gz")))
-        return {name.split(".swf")[0]: self.get(name) for name in names}
-
 
 @pytest.fixture(scope="session")
 def shared_fit(tmp_path_factory: pytest.TempPathFactory) -> SharedFits:
