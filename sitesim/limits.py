@@ -39,6 +39,21 @@ MAX_RUNTIME_SCALE = 1e3
 MAX_BATCH_JOBS = 100_000
 #: Requested time over runtime, drawn from an empirical table (real logs: below ~10^3).
 MAX_ESTIMATE_RATIO = 1e6
+#: What the per-user values of a fitted population (``population.json``) may be, by key:
+#: (lowest, highest). ``sitesim fit`` keeps its values within them (counting those it
+#: capped) and a run refuses a table beyond them (sitesim/runs/population_check.py).
+#: ``runs`` and ``jobs_in_order`` hold ``[size, runtime, ...]``: bounded as ``size`` and
+#: ``runtime``.
+POPULATION_BOUNDS: dict[str, tuple[float, float]] = {
+    "thinks": (0, MAX_TABLE_SECONDS),
+    "gaps": (0, MAX_TABLE_SECONDS),
+    "gaps_operational": (0, MAX_TABLE_SECONDS),
+    "absences": (0, MAX_TABLE_SECONDS),
+    "waits_in_order": (0, MAX_TABLE_SECONDS),
+    "widths": (1, MAX_BATCH_JOBS),
+    "size": (1, MAX_NODES),
+    "runtime": (0, MAX_TABLE_SECONDS),
+}
 #: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
 #: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
 MAX_LINE_BYTES = 1 << 20

@@ -39,3 +39,35 @@ def trace_path() -> Callable[[str], Path]:
         return path
 
     return find
+
+
+class SharedFits:
+    """``sitesim fit`` of each log in ``SITESIM_TRACES``, made once per test session:
+    fitting the larger logs takes 10-40 s each, and several tests need the same sites."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._fits: dict[str, tuple[Path, object]] = {}
+
+    def get(self, file_name: str) -> tuple[Path, object]:
+        """(the fitted site's directory, its FitSummary; None if the fit refused the log),
+        skipping the test when the log is not there."""
+        directory = traces_dir()
+        if directory is None or not (directory / file_name).is_file():
+            pytest.skip(f"needs {file_name} in $SITESIM_TRACES (real Parallel Workloads Archive logs)")
+        if file_name not in self._fits:
+            from sitesim.errors import InputError
+            from sitesim.runs.fit import fit_log
+
+            site = self.root / file_name.split(".swf")[0]
+            try:
+                info: object = fit_log(directory / file_name, site)
+            except InputError:
+                info = None
+            self._fits[file_name] = (site, info)
+        return self._fits[file_name]
+
+
+@pytest.fixture(scope="session")
+def shared_fit(tmp_path_factory: pytest.TempPathFactory) -> SharedFits:
+    return SharedFits(tmp_path_factory.mktemp("shared-fits"))

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sitesim.analysis.bounds import Capped
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
@@ -45,6 +46,8 @@ from sitesim.analysis.continuation import (
 )
 from sitesim.analysis.population import PopulationAnalysis
 from sitesim.analysis.tables import _num as _table_num
+from sitesim.errors import InputError
+from sitesim.limits import POPULATION_BOUNDS
 from sitesim.workload.calendar import Warp, cycle_signature
 from sitesim.version import __version__
 
@@ -90,13 +93,37 @@ def _gap_weights(pa: PopulationAnalysis) -> NDArray[np.int64]:
 
 
 def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: int, provenance: dict[str, Any]) -> dict[str, Any]:
-    """The JSON-able fitted population of ``pa``."""
+    """The JSON-able fitted population of ``pa``.
+
+    Values beyond what a run accepts (:data:`~sitesim.limits.POPULATION_BOUNDS`) are
+    capped at the bound and counted per key under ``provenance.capped`` (a key only
+    tables with such values carry; :mod:`sitesim.analysis.bounds`). A batch wider than
+    a population may hold is an input error instead: its width is tied to its jobs and
+    gaps, and no cap keeps them in line."""
     curve = continuation_curve(pa.batch_response, pa.batch_continued, RESPONSE_EDGES)
     warp = Warp(pa.clock, pa.session_starts.weekly)
     gap_weights = _gap_weights(pa)
     gap_warp = Warp(pa.clock, gap_weights)
+    capped = Capped()
+
+    def within(key: str, values: Any) -> list[float | int | None]:
+        low, high = POPULATION_BOUNDS[key]
+        values = list(values)
+        if values and not low <= min(values) <= max(values) <= high:
+            values = [capped.value(key, v, low, high) for v in values]
+        return _nums(values)
+
+    def jobs(pairs: list[tuple[int, float]]) -> list[tuple[int, float | int | None]]:
+        """(size, runtime) pairs within the bounds of ``size`` and ``runtime``."""
+        sizes = within("size", (s for s, _ in pairs))
+        return list(zip(sizes, within("runtime", (r for _, r in pairs)), strict=True))  # type: ignore[arg-type]
+
+    widest = POPULATION_BOUNDS["widths"][1]
     users = []
     for u, (lo, hi) in zip(pa.users, _user_batches(pa), strict=True):
+        if max(u.widths) > widest:
+            raise InputError(f"user {u.user} submitted a batch of {max(u.widths):,} jobs, more than the {widest:,.0f}"
+                             " a fitted population may hold")
         offset = 0.0
         if u.batches >= MIN_OBSERVATIONS:
             offset = user_offset(curve, pa.batch_response[lo:hi], pa.batch_continued[lo:hi])
@@ -107,17 +134,21 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "span": _num(u.span),
                 "jobs": u.jobs,
                 "widths": list(u.widths),
-                "gaps": _nums(u.gaps),
-                "gaps_operational": _nums(gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs),
-                "thinks": _nums(u.thinks),
-                "absences": _nums(warp.forward(b) - warp.forward(a) for a, b in u.session_breaks),
-                "runs": [[s, _num(r), k] for s, r, k in u.runs],
-                "jobs_in_order": [[s, _num(r)] for s, r in u.jobs_in_order],
-                "waits_in_order": _nums(u.waits_in_order),
+                "gaps": within("gaps", u.gaps),
+                "gaps_operational": within("gaps_operational", (gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs)),
+                "thinks": within("thinks", u.thinks),
+                "absences": within("absences", (warp.forward(b) - warp.forward(a) for a, b in u.session_breaks)),
+                "runs": [[s, r, k] for (s, r), (_, _, k) in zip(jobs([(s, r) for s, r, _ in u.runs]), u.runs, strict=True)],
+                "jobs_in_order": [[s, r] for s, r in jobs(u.jobs_in_order)],
+                "waits_in_order": within("waits_in_order", u.waits_in_order),
                 "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),
             }
         )
+    if capped.total:  # per key: how many values were moved onto [low, high]
+        provenance = {**provenance, "capped": {
+            key: {"count": n, "bounds": [_num(v) for v in POPULATION_BOUNDS[key]]} for key, n in capped.to_dict().items()
+        }}
     fit = logistic_fit(pa.batch_response, pa.batch_slowdown, pa.batch_continued)
     by_slowdown = continuation_curve(pa.batch_slowdown, pa.batch_continued, SLOWDOWN_EDGES)
     measured: dict[str, Any] = {k: _num(v) for k, v in pa.signatures().items()}

@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import REASONS, CleaningReport
 from sitesim.analysis.sessions import SubmissionBehavior
 from sitesim.analysis.trace import TraceAnalysis
 from sitesim.analysis.workpool import REPEAT_ABS_TOL, REPEAT_REL_TOL, Workpool
 from sitesim.distributions.empirical import EmpiricalContinuous, EmpiricalDiscrete
+from sitesim.distributions.model import VALUE_BOUNDS
 from sitesim.workload.files import atomic_text_write
 from sitesim.version import __version__
 
@@ -128,46 +130,64 @@ def _discrete(data: np.ndarray) -> dict[str, Any] | None:
 
 
 def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], command: str) -> dict[str, Any]:
-    """The JSON-able table of ``analysis`` (``sources``: the traces it was measured on)."""
+    """The JSON-able table of ``analysis`` (``sources``: the traces it was measured on).
+
+    Observations beyond what the loader accepts (:data:`VALUE_BOUNDS`) are capped at
+    the bound (:mod:`sitesim.analysis.bounds`), and the table's provenance counts them
+    per field under ``capped`` (a key only tables with such values carry)."""
     s, w = analysis.submission, analysis.workpool
+    capped = Capped()
+
+    def within(name: str, data: np.ndarray) -> np.ndarray:
+        low, high = VALUE_BOUNDS[name][:2]
+        return capped.clip(name, data, low, high)
+
+    observations = {
+        "batch_width": (_discrete, s.batch_widths),
+        "inter_submission": (_continuous, s.inter_submission),
+        "think_time": (_continuous, s.inter_batch_think),
+        "think_time_all": (_continuous, s.think_times),
+        "size": (_discrete, w.sizes),
+        "runtime": (_continuous, w.runtimes),
+        "run_size": (_discrete, w.run_sizes),
+        "run_runtime": (_continuous, w.run_runtimes),
+        "repetitions": (_discrete, w.repetitions),
+        "estimate_ratio": (_continuous, w.estimate_ratio),
+        "failed_runtime": (_continuous, w.failed_runtimes),
+    }
+    distributions = {name: build(within(name, data)) for name, (build, data) in observations.items()}
+    provenance: dict[str, Any] = {
+        "sources": [
+            {
+                "name": src.name,
+                "file": src.source,
+                "sha256_uncompressed": src.sha256,
+                "machine_size": src.machine_size,
+                "cleaning": src.cleaning.to_dict(),
+                "repetitions_match_executable": src.workpool.executable_used,
+            }
+            for src in sources
+        ],
+        "definitions": DEFINITIONS,
+        "generator": command,
+        "tool": f"sitesim {__version__}",
+        "knots": {"uniform": KNOTS, "tail": TAIL_KNOTS},
+    }
+    if capped.total:  # per field: how many observations were moved onto [low, high]
+        provenance["capped"] = {
+            name: {"count": n, "bounds": [_num(v) for v in VALUE_BOUNDS[name][:2]]}
+            for name, n in capped.to_dict().items()
+        }
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "name": analysis.name,
         "source_machine_size": analysis.machine_size,
-        "distributions": {
-            "batch_width": _discrete(s.batch_widths),
-            "inter_submission": _continuous(s.inter_submission),
-            "think_time": _continuous(s.inter_batch_think),
-            "think_time_all": _continuous(s.think_times),
-            "size": _discrete(w.sizes),
-            "runtime": _continuous(w.runtimes),
-            "run_size": _discrete(w.run_sizes),
-            "run_runtime": _continuous(w.run_runtimes),
-            "repetitions": _discrete(w.repetitions),
-            "estimate_ratio": _continuous(w.estimate_ratio),
-            "failed_runtime": _continuous(w.failed_runtimes),
-        },
+        "distributions": distributions,
         "status_counts": dict(w.status_counts),
         "status_fractions": {k: _num(v) for k, v in w.status_fractions().items()},
         "summary": {k: _num(v) for k, v in analysis.summary().items()},
-        "provenance": {
-            "sources": [
-                {
-                    "name": src.name,
-                    "file": src.source,
-                    "sha256_uncompressed": src.sha256,
-                    "machine_size": src.machine_size,
-                    "cleaning": src.cleaning.to_dict(),
-                    "repetitions_match_executable": src.workpool.executable_used,
-                }
-                for src in sources
-            ],
-            "definitions": DEFINITIONS,
-            "generator": command,
-            "tool": f"sitesim {__version__}",
-            "knots": {"uniform": KNOTS, "tail": TAIL_KNOTS},
-        },
+        "provenance": provenance,
     }
 
 

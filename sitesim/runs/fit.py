@@ -14,8 +14,16 @@ first (:mod:`sitesim.runs.starts`; ``--start-policy`` forces that for any log).
 A log that cannot be fitted gets one line naming the file and the reason: no job
 records, no user field, no usable jobs (with the count of each cleaning exclusion),
 fewer than :data:`MIN_USERS` users with usable jobs, or every usable job submitted at
-one instant (no duration). Any log that passes writes a site that runs: sparse
-observations fall back to pooled ones (:mod:`sitesim.users.population`).
+one instant (no duration); more users than a site may simulate, or a batch wider than
+a population may hold. Any log that passes writes a site that runs: sparse
+observations fall back to pooled ones (:mod:`sitesim.users.population`), and values
+beyond the limits the loaders set are capped at them and counted
+(:mod:`sitesim.analysis.bounds`; the report's ``# capped`` line).
+
+Local time comes from the header (:class:`~sitesim.workload.calendar.Clock`): the zone
+``TimeZoneString`` names, daylight saving included, else the ``TimeZone`` offset; the
+report, ``population.json`` (``clock.local_time``, ``provenance.clock_from``) and a
+comment of ``site.toml`` say which.
 """
 
 from __future__ import annotations
@@ -24,16 +32,18 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from attrs import define
+from attrs import define, field
 
+from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.profiles import build_population_table
 from sitesim.analysis.tables import build_table, write_table
 from sitesim.analysis.trace import analyze_jobs, sha256_uncompressed
-from sitesim.distributions.model import FIELDS, OPTIONAL
+from sitesim.distributions.model import FIELDS, OPTIONAL, load_empirical
 from sitesim.errors import InputError
 from sitesim.exits import run_command
+from sitesim.limits import MAX_NODES, MAX_USERS
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.starts import StartReplay, simulate_starts
@@ -60,6 +70,9 @@ class FitSummary:
     complete: bool
     #: How the starts were simulated, for a log without wait times (else None).
     starts: StartReplay | None = None
+    #: Values of the log beyond what a run accepts, capped at the bound, per table and
+    #: field (``empirical.estimate_ratio``; :mod:`sitesim.analysis.bounds`).
+    capped: Capped = field(factory=Capped)
 
 
 def _read(path: Path, skip_malformed: bool, starts: StartReplay | None) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
@@ -132,12 +145,14 @@ def _fit_log(
         raise InputError(
             f"only {users} user(s) with usable jobs: too few to fit a population (need {MIN_USERS})", path=where
         )
+    if users > MAX_USERS:  # a site simulates every user of its log: none can be capped
+        raise InputError(f"{users:,} users with usable jobs: more than the {MAX_USERS:,} a site may simulate", path=where)
     if max(j.submit for j in jobs) <= min(j.submit for j in jobs):
         raise InputError(
             f"all {len(jobs)} usable jobs were submitted at one instant: no duration to fit", path=where
         )
     name = name or path.name.split(".swf")[0]
-    machine = header.machine_size() or max(j.size for j in jobs)
+    machine = header.machine_size() or min(max(j.size for j in jobs), MAX_NODES)
     clock = Clock.from_header(header)
     analysis = analyze_jobs(
         jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(source), machine_size=machine
@@ -151,12 +166,19 @@ def _fit_log(
         "cleaning": report.to_dict(),
         "starts": starts.to_dict() if starts is not None else {"simulated": False, "from": "field 3 (wait)"},
         "machine_size_from": "header" if header.machine_size() else "largest job",
-        "clock_from": "header" if clock.declared else "convention (no UnixStartTime in the header)",
+        "clock_from": clock.describe(),
         "generator": command,
     }
-    pop_table = build_population_table(population, name=name, machine_size=machine, provenance=provenance)
+    try:
+        pop_table = build_population_table(population, name=name, machine_size=machine, provenance=provenance)
+    except InputError as exc:
+        raise InputError(exc.message, path=where) from None
     if gaps != "fixed":  # the default is left unwritten, so default tables keep their bytes
         pop_table["gaps"] = gaps
+    capped = Capped()  # per table: a job capped in both counts once in each
+    for prefix, document in (("empirical", table), ("population", pop_table)):
+        for key, entry in document["provenance"].get("capped", {}).items():
+            capped.counts[f"{prefix}.{key}"] = entry["count"]
     complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
     days = population.duration / 86400
     lines = [
@@ -168,12 +190,30 @@ def _fit_log(
         f"duration_days = {max(days, 1 / 86400):.6f}",
         'size_mapping = "clip"',
         "runtime_scale = 1.0",
+        f"# local time: {clock.describe()}",
     ]
     with OutputDir(out) as staged:
         write_table(staged.path("empirical.json"), table)
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
-    return FitSummary(users, len(jobs), days, machine, clock, complete, starts)
+        _check_loadable(staged.path("empirical.json") if complete else None, where)
+    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped)
+
+
+def _check_loadable(empirical: Path | None, where: str) -> None:
+    """Refuse, before anything is published, an empirical table the run's loader would
+    refuse: the fit writes only what a run accepts. The values were capped to the
+    loaders' bounds (:mod:`sitesim.analysis.bounds`, the population's too), so this
+    fails only on a fault of the fit itself. (The population's own check reads every
+    number of the table, seconds for a large log: the property tests run it instead.)"""
+    if empirical is None:
+        return
+    try:
+        load_empirical(str(empirical))
+    except InputError as exc:
+        what = f"{exc.field}: " if exc.field else ""
+        raise InputError(f"the fit made a table a run would refuse (empirical.json: {what}{exc.message});"
+                         " please report it", path=where) from None
 
 
 def _largest(path: Path, skip_malformed: bool) -> int:
@@ -230,8 +270,10 @@ def _fit(args: argparse.Namespace) -> int:
         )
     print(
         f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"
-        f" {info.nodes} nodes; local time {clock.zone} ({'header' if clock.declared else 'convention'})"
+        f" {info.nodes} nodes; local time {clock.describe()}"
     )
+    if info.capped.total:
+        print(f"# capped at the limits a run accepts (docs/population.md): {info.capped.describe()}")
     if not info.complete:
         print("# some empirical tables are empty in this log: the site uses the combined tables for estimates")
     print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'} -s easy")

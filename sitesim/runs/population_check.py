@@ -17,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_BATCH_JOBS, MAX_NODES, MAX_TABLE_SECONDS
+from sitesim.limits import POPULATION_BOUNDS
 
 #: Per-user lists of seconds a run draws from (think times, gaps, absences, the log's
 #: waits that ``hold`` serves again).
 _SECONDS = ("thinks", "gaps", "gaps_operational", "absences", "waits_in_order")
 #: Per-user lists of jobs, ``[size, runtime, ...]``.
 _JOBS = ("runs", "jobs_in_order")
+_WIDTHS = POPULATION_BOUNDS["widths"]
+_SIZE = POPULATION_BOUNDS["size"]
+_RUNTIME = POPULATION_BOUNDS["runtime"]
 
 
 #: Weekly cycles (168 hourly weights) that operational time is laid down in.
@@ -70,6 +73,12 @@ def check_population_file(path: str | Path) -> None:
         raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=where) from None
     except (OSError, ValueError):
         return  # the loader says what is wrong, as it always did
+    check_population(data, where)
+
+
+def check_population(data: Any, where: str) -> None:
+    """:func:`check_population_file` on a document already read (``sitesim fit`` checks
+    what it is about to write with it; ``where`` names it in messages)."""
     for field, number in _numbers(data, ""):
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError(f"{number} is not a finite number", path=where, field=field)
@@ -91,21 +100,22 @@ def check_population_file(path: str | Path) -> None:
         if not isinstance(user, dict):
             continue
         for key in _SECONDS:
+            low, high = POPULATION_BOUNDS[key]
             for j, value in enumerate(user.get(key) or []):
-                if not _within(value, 0, MAX_TABLE_SECONDS):
-                    raise InputError(f"{value!r} is not a time in 0..{MAX_TABLE_SECONDS} s", path=where,
+                if not _within(value, low, high):
+                    raise InputError(f"{value!r} is not a time in {low:.0f}..{high:.0f} s", path=where,
                                      field=f"users[{i}].{key}[{j}]")
         for j, value in enumerate(user.get("widths") or []):
-            if not _within(value, 1, MAX_BATCH_JOBS):
-                raise InputError(f"{value!r} is not a batch width in 1..{MAX_BATCH_JOBS}", path=where,
+            if not _within(value, *_WIDTHS):
+                raise InputError(f"{value!r} is not a batch width in {_WIDTHS[0]:.0f}..{_WIDTHS[1]:.0f}", path=where,
                                  field=f"users[{i}].widths[{j}]")
         for key in _JOBS:
             for j, job in enumerate(user.get(key) or []):
                 if not isinstance(job, list) or len(job) < 2:
                     continue
-                if not _within(job[0], 1, MAX_NODES):
-                    raise InputError(f"size {job[0]!r} is not in 1..{MAX_NODES} nodes", path=where,
+                if not _within(job[0], *_SIZE):
+                    raise InputError(f"size {job[0]!r} is not in {_SIZE[0]:.0f}..{_SIZE[1]:.0f} nodes", path=where,
                                      field=f"users[{i}].{key}[{j}]")
-                if not _within(job[1], 0, MAX_TABLE_SECONDS):
-                    raise InputError(f"runtime {job[1]!r} is not in 0..{MAX_TABLE_SECONDS} s", path=where,
+                if not _within(job[1], *_RUNTIME):
+                    raise InputError(f"runtime {job[1]!r} is not in {_RUNTIME[0]:.0f}..{_RUNTIME[1]:.0f} s", path=where,
                                      field=f"users[{i}].{key}[{j}]")

@@ -83,10 +83,16 @@ def test_header_clock_and_convention() -> None:
     header = SwfHeader(["; UnixStartTime: 893466664", "; TimeZone: -28800", "; TimeZoneString: US/Pacific"])
     clock = Clock.from_header(header)
     assert (clock.unix_start, clock.offset, clock.zone, clock.declared) == (893466664, -28800, "US/Pacific", True)
-    # 893466664 is Fri 1998-04-24 18:11:04 PDT (the SDSC-SP2 header's StartTime); the
-    # fixed TimeZone offset ignores daylight saving, so local time reads 17:11
-    assert clock.hour_of_day(0) == 17
-    assert clock.hour_of_week(0) == 4 * 24 + 17
+    # 893466664 is Fri 1998-04-24 18:11:04 PDT (the SDSC-SP2 header's StartTime): the
+    # zone the header names gives daylight saving time
+    assert clock.local_time == "zone"
+    assert clock.hour_of_day(0) == 18
+    assert clock.hour_of_week(0) == 4 * 24 + 18
+    # without TimeZoneString the fixed TimeZone offset ignores it, and reads 17:11
+    fixed = Clock.from_header(SwfHeader(["; UnixStartTime: 893466664", "; TimeZone: -28800"]))
+    assert (fixed.local_time, fixed.zone) == ("offset", "UTC-8")
+    assert fixed.hour_of_day(0) == 17 and fixed.hour_of_week(0) == 4 * 24 + 17
+    assert Clock.from_dict(fixed.to_dict()) == fixed
     assert Clock.from_header(SwfHeader([])) == MONDAY
     assert MONDAY.hour_of_week(0) == 0 and MONDAY.hour_of_week(WEEK - 1) == 167
     assert Clock.from_dict(clock.to_dict()) == clock

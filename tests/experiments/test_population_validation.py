@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from sitesim.experiments.validation import CHECKS, compare_run, passes, simulate_fitted, trace_signatures
-from sitesim.runs.fit import fit_log
 
 LOGS = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz"]
 #: Session rules the fitted sites do not always meet under EASY (docs/validation.md,
@@ -32,21 +31,14 @@ SHORT = ("jobs_per_session", "session_hours")
 pytestmark = pytest.mark.traces
 
 
-def log_path(name: str) -> Path:
-    root = os.environ.get("SITESIM_TRACES")
-    if not root or not (Path(root) / name).is_file():
-        pytest.skip(f"needs {name} in $SITESIM_TRACES (real Parallel Workloads Archive logs)")
-    return Path(root) / name
-
-
 @pytest.mark.parametrize("name", LOGS)
-def test_fitted_site_matches_its_log(name: str, tmp_path: Path) -> None:
-    path = log_path(name)
-    info = fit_log(path, tmp_path / "site")
+def test_fitted_site_matches_its_log(name: str, tmp_path: Path, shared_fit) -> None:
+    site, info = shared_fit.get(name)  # ``sitesim fit`` of the log, made once per session
+    path = Path(os.environ["SITESIM_TRACES"]) / name
     duration = info.days * 86400
     log = trace_signatures(path)
     # Served as the log served its users, the fitted site meets every rule.
-    simulate_fitted(tmp_path / "site", tmp_path / "served", seed=0, scheduler="hold")
+    simulate_fitted(site, tmp_path / "served", seed=0, scheduler="hold")
     served = compare_run(log, tmp_path / "served" / "trace.swf", nodes=info.nodes, duration=duration)
     failed = {
         key: (round(log.values[key], 3), round(served[key], 3))
@@ -55,7 +47,7 @@ def test_fitted_site_matches_its_log(name: str, tmp_path: Path) -> None:
     }
     assert not failed, f"{name}, the log's service: (log, simulated) outside the rules: {failed}"
     # Under EASY, with EASY's waits.
-    simulate_fitted(tmp_path / "site", tmp_path / "run", seed=0, scheduler="easy")
+    simulate_fitted(site, tmp_path / "run", seed=0, scheduler="easy")
     sim = compare_run(log, tmp_path / "run" / "trace.swf", nodes=info.nodes, duration=duration)
     failed = {
         key: (round(log.values[key], 3), round(sim[key], 3))

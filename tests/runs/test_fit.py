@@ -69,7 +69,9 @@ def test_fit_writes_a_site_with_the_logs_defaults(fitted: Path) -> None:
     assert values["duration"] < 4 * 7 * DAY
     assert Path(values["population"]).parent == fitted
     pop = json.loads((fitted / "population.json").read_text())
-    assert pop["clock"] == {"unix_start": START, "offset": 3600, "zone": "Europe/Stockholm", "declared": True}
+    assert pop["clock"] == {
+        "unix_start": START, "offset": 3600, "zone": "Europe/Stockholm", "declared": True, "local_time": "zone"
+    }
     assert len(pop["users"]) == 6 and len(pop["session_start_weights"]) == 168
     assert pop["provenance"]["file"] == "office.swf"
     assert len(pop["provenance"]["sha256_uncompressed"]) == 64

@@ -48,3 +48,96 @@ def test_bad_weights_are_rejected() -> None:
         Warp(Clock(), np.zeros(168))
     with pytest.raises(ValueError):
         Warp(Clock(), np.ones(24))
+
+
+# -- local time of a zone with daylight saving (TimeZoneString) against a fixed offset --
+
+#: Sat 1996-03-30 12:00 UTC; Stockholm moved its clocks on at 01:00 UTC the next night.
+SPRING = 828187200
+
+
+def _header(*lines: str) -> Clock:
+    from sitesim.workload.swf import SwfHeader
+
+    return Clock.from_header(SwfHeader([f"; UnixStartTime: {SPRING}", *lines]))
+
+
+def test_a_named_zone_follows_daylight_saving_and_an_offset_does_not() -> None:
+    zone = _header("; TimeZone: 3600", "; TimeZoneString: Europe/Stockholm")
+    fixed = _header("; TimeZone: 3600")
+    assert (zone.local_time, zone.zone) == ("zone", "Europe/Stockholm")
+    assert (fixed.local_time, fixed.zone) == ("offset", "UTC+1")
+    noon_utc = np.array([0, DAY, 220 * DAY])  # Saturday, Sunday (summer time), November (winter again)
+    assert zone.hour_of_day(noon_utc).tolist() == [13, 14, 13]
+    assert fixed.hour_of_day(noon_utc).tolist() == [13, 13, 13]
+    assert zone.hour_of_week(noon_utc[:2]).tolist() == [5 * 24 + 13, 6 * 24 + 14]
+    # scalars and arrays alike; the table round trip keeps the zone
+    assert zone.hour_of_day(DAY) == 14
+    assert Clock.from_dict(zone.to_dict()) == zone
+    assert "daylight saving" in zone.describe() and "fixed offset" in fixed.describe()
+
+
+def test_an_unknown_zone_name_falls_back_on_the_offset() -> None:
+    clock = _header("; TimeZone: -18000", "; TimeZoneString: Mars/Olympus")
+    assert clock.local_time == "offset" and clock.hour_of_day(0) == 7
+    assert "Mars/Olympus" in clock.describe() and "not a zone" in clock.describe()
+    with pytest.raises(ValueError, match="unknown time zone"):
+        Clock.from_dict({**clock.to_dict(), "local_time": "zone"})
+
+
+def test_office_hours_stay_on_the_local_hour_across_the_change() -> None:
+    """09:00 local every day for two weeks around the change: one hour with the zone,
+    two with the fixed offset (08:00 UTC+1 after the change)."""
+    zone = _header("; TimeZone: 3600", "; TimeZoneString: Europe/Stockholm")
+    fixed = _header("; TimeZone: 3600")
+    nine = [d * DAY - 4 * HOUR - (HOUR if d >= 1 else 0) for d in range(-6, 8)]  # 08:00 UTC, then 07:00 UTC
+    assert np.flatnonzero(cycle_signature(nine, zone).hourly).tolist() == [9]
+    assert np.flatnonzero(cycle_signature(nine, fixed).hourly).tolist() == [8, 9]
+
+
+def test_a_flat_cycle_in_a_zone_is_still_the_identity() -> None:
+    """Operational time rises one second a second through both changes of the year."""
+    warp = Warp(_header("; TimeZoneString: Europe/Stockholm"), np.ones(168))
+    for t in (-3 * WEEK, 0.0, DAY - 1, DAY + 3 * HOUR, 100 * DAY, 220 * DAY, 400 * DAY):
+        assert warp.forward(t) - warp.forward(0) == pytest.approx(t, abs=1e-6)
+        assert warp.inverse(warp.forward(t)) == pytest.approx(t, abs=1e-6)
+
+
+def test_a_zone_warp_rises_and_inverts_through_the_changes() -> None:
+    """Any cycle: operational time rises with trace time, including the skipped and
+    repeated local hours, and inverse undoes forward."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    clock = _header("; TimeZone: -18000", "; TimeZoneString: US/Eastern")
+
+    @settings(derandomize=True, max_examples=30, deadline=None)
+    @given(
+        st.lists(st.floats(0, 10), min_size=168, max_size=168).filter(lambda w: sum(w) > 0),
+        st.lists(st.floats(-30 * DAY, 800 * DAY), min_size=2, max_size=20),
+    )
+    def check(weights: list[float], times: list[float]) -> None:
+        warp = Warp(clock, weights)
+        ops = [warp.forward(t) for t in sorted(times)]
+        assert all(b >= a - 1e-6 for a, b in zip(ops, ops[1:]))
+        for t, op in zip(sorted(times), ops):
+            assert warp.inverse(op) == pytest.approx(t, abs=1e-3)
+
+    check()
+
+
+def test_weekly_intervals_follow_the_local_cycle_in_summer_too() -> None:
+    """Events laid down in operational time of a Monday-daytime cycle land on Monday
+    daytime by the zone's clocks, in winter and in summer."""
+    clock = _header("; TimeZone: 3600", "; TimeZoneString: Europe/Stockholm")
+    weights = np.ones(168)
+    weights[8:18] = 20.0
+    warp = Warp(clock, weights)
+    rng = np.random.default_rng(1)
+    t, events = 0.0, []
+    for gap in rng.exponential(WEEK / 50, 5000):  # about 100 weeks
+        t = warp.after(t, gap)
+        events.append(t)
+    sig = cycle_signature(events, clock)
+    expected = 10 * 20 / (10 * 20 + 158)
+    assert sig.weekly[8:18].sum() / sig.events == pytest.approx(expected, abs=0.03)
