@@ -187,7 +187,7 @@ def _fit_log(
         *(['empirical = "empirical.json"'] if complete else []),
         f"users = {users}",
         f"nodes = {machine}",
-        f"duration_days = {max(days, 1 / 86400):.6f}",
+        f"duration = {max(days, 1 / 86400):.6f}",
         'size_mapping = "clip"',
         "runtime_scale = 1.0",
         f"# local time: {clock.describe()}",
