@@ -19,11 +19,14 @@ from attrs import define
 from sitesim.errors import InputError
 from sitesim.limits import MAX_SWEEP_RUNS
 from sitesim.runs.site import SiteConfig
-from sitesim.study.config import STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, user_counts, write_study_file
+from sitesim.study.config import (
+    STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, site_file, user_counts, write_study_file,
+)
 from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
 from sitesim.study.narrative import PRIMARY, paragraph
-from sitesim.study.runs import (REPLAYS, RESULTS, Plan, SiteRun, StudyRuns, first_seed_traces, has_jobs, plan,
+from sitesim.study.runs import (REPLAYS, RESULTS, Plan, StudyRuns, first_seed_traces, has_jobs, plan,
                                  prune_traces, run_all, selected)
+from sitesim.sweep.run import PointRun
 from sitesim.sweep.store import read_rows
 
 REPORT = "report.html"
@@ -49,7 +52,7 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
         raise InputError(f"cannot write: {parent} is not a folder", path=str(out), field="-o")
     base = resolve(config, base_dir=base_dir)
     check_size(config, base)
-    return Study(config, base, plan(config, base))
+    return Study(config, base, plan(config, base, site_file(config.site, base_dir)))
 
 
 def check_size(config: StudyConfig, base: SiteConfig) -> None:
@@ -133,7 +136,7 @@ def _traces(study: Study, out: Path, users: int, seed: int) -> dict[str, Any]:
     runs that submitted no job are left out (nothing to draw)."""
     from sitesim.plot.schedule import read_schedule
 
-    site = SiteRun(study.base, str(out))
+    site = PointRun(str(out))
     found = first_seed_traces(study.plan, out, users, seed)
     for trace, point in study.plan.sources:
         if point.users == users and point.seed == seed and not os.path.isfile(out / trace):

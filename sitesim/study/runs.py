@@ -9,17 +9,17 @@ locked and shown with a progress bar exactly as ``sitesim sweep`` is:
   every policy of the study (itself included: the diagonal shows what the open model
   gets wrong even about the scheduler that made the trace).
 
-The sweep's own per-point function runs the default (``paper``) site; a study runs any
-site, so it passes run functions of its own that carry the site's configuration, and
-stamps its points with that site's model fingerprint itself. A replay whose trace is
-gone (a study interrupted between its sweeps, or traces removed) makes it again: a run
-is determined by its key, so the trace is the same.
+The site-level runs are the sweep's own (:class:`~sitesim.sweep.run.PointRun`): each
+point starts from the study's site file, and keeps its outputs in the study's folder.
+The replays are the study's: each replays a trace the site-level sweep wrote, on the
+site's machine under its policy, and a replay whose trace is gone (a study interrupted
+between its sweeps, or traces removed) makes it again: a run is determined by its key,
+so the trace is the same. The study stamps its points with the site's model
+fingerprint itself, since the replays' traces do not exist when they are planned.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,34 +30,11 @@ from attrs import define
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import StudyConfig, model_fingerprint, site_for, user_counts
 from sitesim.sweep.grid import CONFIG_COLUMNS, Point
-from sitesim.sweep.run import Row, make_row
+from sitesim.sweep.run import PointRun, Row, make_row, run_folder
 from sitesim.sweep.runner import SweepReport, run_sweep
 
 RESULTS = "results.csv"
 REPLAYS = "replays.csv"
-#: Folder of the site-level runs' outputs (trace.swf, summary.json, stats.txt).
-RUNS = "runs"
-
-
-def slug(policy: str) -> str:
-    """A folder name for a policy spec (``module:Class``, ``key=value`` options are not
-    file-name safe): the spec itself when it is, else a cleaned form and a short hash
-    (also for ``.`` and ``..``, which are safe characters but not folder names)."""
-    if re.fullmatch(r"[A-Za-z0-9+._-]+", policy) and policy.strip("."):
-        return policy
-    clean = re.sub(r"[^A-Za-z0-9+._-]+", "_", policy).strip("_")
-    return f"{clean}-{hashlib.sha256(policy.encode()).hexdigest()[:6]}"
-
-
-def run_folder(point: Point) -> str:
-    """The site-level run's folder, relative to the study's: readable (policy, users,
-    seed) and ending in a short hash of the point's whole key (duration, nodes, model,
-    ...). Two configurations never share a folder, and since a replay's key holds its
-    trace's path, a study rerun in the same folder with another duration (say) replays
-    its new traces instead of reusing the replays of the old ones."""
-    assert point.users is not None
-    key = hashlib.sha256("\x1f".join(point.key()).encode()).hexdigest()[:8]
-    return f"{RUNS}/{slug(point.scheduler)}-u{point.users}-s{point.seed}-{key}"
 
 
 @define(frozen=True, slots=True)
@@ -73,8 +50,9 @@ class Plan:
         return dict(self.sources)[trace]
 
 
-def plan(study: StudyConfig, base: SiteConfig) -> Plan:
-    """Every point of the study, stamped with the site's model fingerprint."""
+def plan(study: StudyConfig, base: SiteConfig, site: str) -> Plan:
+    """Every point of the study, stamped with the site's model fingerprint; ``site`` is
+    the site file the site-level points start from."""
     model = model_fingerprint(base)
     sites: list[Point] = []
     replays: list[Point] = []
@@ -84,7 +62,7 @@ def plan(study: StudyConfig, base: SiteConfig) -> Plan:
             for seed in study.seeds:
                 point = Point("site", scheduler=policy, estimates=base.estimates, seed=seed,
                               nodes=base.nodes, users=users, submittal=base.submittal,
-                              workpool=base.workpool, duration=base.duration, model=model,
+                              workpool=base.workpool, duration=base.duration, model=model, site=site,
                               **{k: v for k, v in study.settings if k not in CONFIG_COLUMNS})
                 sites.append(point)
                 trace = f"{run_folder(point)}/trace.swf"
@@ -96,47 +74,25 @@ def plan(study: StudyConfig, base: SiteConfig) -> Plan:
 
 
 @define(frozen=True, slots=True)
-class SiteRun:
-    """The per-point function of the site-level sweep: the study's site with the point's
-    users, policy and seed; its outputs kept in the point's run folder (picklable, for
-    worker processes and Dask)."""
-
-    base: SiteConfig
-    root: str
-
-    def config(self, point: Point) -> SiteConfig:
-        assert point.users is not None
-        return site_for(self.base, point.scheduler, users=point.users, seed=point.seed)
-
-    def __call__(self, point: Point) -> Row:
-        from sitesim.runs.site import run_site
-
-        assert point.users is not None
-        config = self.config(point)
-        out = Path(self.root) / run_folder(point)
-        result = run_site(config, out=out, progress=False)
-        return make_row(point, config.nodes, result.summary, productivity=result.productivity)
-
-
-@define(frozen=True, slots=True)
 class ReplayRun:
     """The per-point function of the replay sweep: the point's trace (relative to the
     study's folder, so its key does not depend on where the study is) replayed under
     the point's policy with the trace's estimates, as the paper's Tables 3-4 do."""
 
-    site: SiteRun
+    site: PointRun
+    base: SiteConfig
     sources: tuple[tuple[str, Point], ...]
 
     def __call__(self, point: Point) -> Row:
         from sitesim.runs.replay import ReplayConfig, run_replay
 
-        assert point.trace is not None
+        assert point.trace is not None and self.site.root is not None
         trace = Path(self.site.root) / point.trace
         if not trace.is_file():
             self.site(dict(self.sources)[point.trace])
         # On a partitioned site the trace is replayed on the same partitions, all under
         # the point's policy, as the site-level runs ran them.
-        site = site_for(self.site.base, point.scheduler)
+        site = site_for(self.base, point.scheduler)
         if not has_jobs(trace):
             return make_row(point, site.nodes, {"submitted": 0, "completed": 0, "killed": 0})
         replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=site.scheduler, estimates="trace",
@@ -190,12 +146,12 @@ class StudyRuns:
 def run_all(plan_: Plan, base: SiteConfig, root: Path, executor: Any, *, jobs: int | None,
             progress: bool) -> StudyRuns:
     """Both sweeps into ``root``; the replays run only once every site-level run is done."""
-    site = SiteRun(base, str(root))
+    site = PointRun(str(root))
     sites = run_sweep(plan_.site_points, root / RESULTS, executor, jobs=jobs, run=site, progress=progress)
     if not sites.ok:
         return StudyRuns(sites, SweepReport(total=len(plan_.replay_points)))
     replays = run_sweep(plan_.replay_points, root / REPLAYS, executor, jobs=jobs,
-                        run=ReplayRun(site, plan_.sources), progress=progress)
+                        run=ReplayRun(site, base, plan_.sources), progress=progress)
     return StudyRuns(sites, replays)
 
 

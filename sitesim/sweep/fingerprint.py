@@ -81,6 +81,11 @@ def site_model(config: Any) -> dict[str, Any]:
         if isinstance(value, str) and (name == "population" or value.endswith(".json")):
             fields[name] = Path(value).name
     model: dict[str, Any] = {"config": fields, "tables": _tables(config.empirical)}
+    from sitesim.runs.policy import policy_files
+
+    machine = [_file_data(Path(f)) for f in policy_files(config.scheduler) if Path(f).is_file()]
+    if machine:  # the site's machine as its policy reads it (a partitioned site's partitions)
+        model["machine"] = machine
     if config.population is not None:
         model["population"] = _file_data(Path(config.population))
     return model

@@ -7,8 +7,13 @@ picklable :class:`~sitesim.sweep.grid.Point`, and it imports the simulation lazi
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
+
+from attrs import define
 
 from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Point, format_cell
 
@@ -77,28 +82,76 @@ def make_row(point: Point, nodes_used: int, summary: Mapping[str, Any],
     return row
 
 
+#: Folder of the site-level runs' outputs (trace.swf, summary.json, stats.txt) under a
+#: sweep's output root (:class:`PointRun`).
+RUNS = "runs"
+
+
+def slug(policy: str) -> str:
+    """A folder name for a policy spec (``module:Class``, ``key=value`` options are not
+    file-name safe): the spec itself when it is, else a cleaned form and a short hash
+    (also for ``.`` and ``..``, which are safe characters but not folder names)."""
+    if re.fullmatch(r"[A-Za-z0-9+._-]+", policy) and policy.strip("."):
+        return policy
+    clean = re.sub(r"[^A-Za-z0-9+._-]+", "_", policy).strip("_")
+    return f"{clean}-{hashlib.sha256(policy.encode()).hexdigest()[:6]}"
+
+
+def run_folder(point: Point) -> str:
+    """A site-level run's folder, relative to the root: readable (policy, users, seed)
+    and ending in a short hash of the point's whole key (duration, nodes, model, ...).
+    Two configurations never share a folder, and since a replay's key holds its trace's
+    path, a sweep rerun in the same folder with another duration (say) replays its new
+    traces instead of reusing the replays of the old ones."""
+    key = hashlib.sha256("\x1f".join(point.key()).encode()).hexdigest()[:8]
+    return f"{RUNS}/{slug(point.scheduler)}-u{point.users}-s{point.seed}-{key}"
+
+
+@define(frozen=True, slots=True)
+class PointRun:
+    """The per-point function of a sweep: the point's options on top of its base (its
+    site file, else the declared defaults), as the command line puts flags on top of
+    ``--site``. With a ``root``, each site-level run keeps its outputs in
+    ``root/run_folder(point)`` (a study replays those traces), and a replay's relative
+    trace is read from ``root``. Picklable, for worker processes and Dask."""
+
+    root: str | None = None
+
+    def __call__(self, point: Point) -> Row:
+        if point.mode == "replay":
+            from sitesim.runs.replay import ReplayConfig, run_replay
+
+            settings = point.settings()
+            if self.root is not None:
+                settings["trace"] = str(Path(self.root) / settings["trace"])
+            replayed = run_replay(ReplayConfig(**settings))
+            return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
+        if point.mode == "site":
+            from sitesim.runs.site import run_site
+
+            config = site_config_of(point)
+            out = None if self.root is None else Path(self.root) / run_folder(point)
+            result = run_site(config, out=out, progress=False)
+            return make_row(point, config.nodes, result.summary, productivity=result.productivity)
+        raise ValueError(f"unknown mode {point.mode!r}")
+
+
 def run_point(point: Point) -> Row:
-    """Simulate one point (no output files) and return its row: the point's options on
-    top of its base (its site file, else the declared defaults), as the command line
-    puts flags on top of ``--site``."""
-    if point.mode == "replay":
-        from sitesim.runs.replay import ReplayConfig, run_replay
-
-        replayed = run_replay(ReplayConfig(**point.settings()))
-        return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
-    if point.mode == "site":
-        from sitesim.runs.site import run_site
-
-        config = site_config_of(point)
-        result = run_site(config)
-        return make_row(point, config.nodes, result.summary, productivity=result.productivity)
-    raise ValueError(f"unknown mode {point.mode!r}")
+    """Simulate one point (no output files) and return its row (:class:`PointRun`)."""
+    return PointRun()(point)
 
 
 def site_config_of(point: Point) -> Any:
-    """The site configuration a site-level point runs."""
+    """The site configuration a site-level point runs. A point's policy runs on its
+    site's machine as the site's policy describes it (``Scheduler.under``): on a
+    partitioned site, in every partition."""
+    from sitesim.runs.policy import under
     from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
     base = load_site_file(point.site) if point.site is not None else {}
     origin = str(site_path(point.site)) if point.site is not None else None
-    return site_config(base, point.settings(), origin=origin)
+    settings = point.settings()
+    policy = base.get("scheduler")
+    if policy is not None and settings.get("scheduler") not in (None, policy):
+        settings["scheduler"] = under(policy, settings["scheduler"])
+    return site_config(base, settings, origin=origin)

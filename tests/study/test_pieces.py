@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sitesim.study.cross import matrix, predictions
 from sitesim.study.figures import binned
 from sitesim.study.narrative import paragraph
-from sitesim.study.runs import slug
+from sitesim.sweep.run import slug
 from sitesim.study.tables import metric_entries, number, ranking
 from sitesim.sweep.grid import Point
 
