@@ -6,6 +6,7 @@ policies; they are built by the configuration layer, not looked up by name here.
 
 from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
     conservative,
+    conssjbf,
     creasy,
     easy,
     easypp,

@@ -71,24 +71,25 @@ class LosScheduler(EasyScheduler):
     def spec(self) -> str:
         return self.name if self.depth == DEPTH else f"{self.name}:{self.depth}"
 
-    def select(self, candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int,
+    def select(self, candidates: list[Job], first: int, free: int, now: int, end_by: int,
                extra: int) -> tuple[list[int], int, int]:
-        # The candidates are the tail of the queue in queue order (no backfill key), so
-        # the jobs before them are the head and, in a pass resumed over arrivals, those
-        # the last pass left. The lookahead counts from the head either way: a resumed
-        # pass then chooses as a full one would, since every job left waiting by the
-        # last packing can no longer start alone in the free or extra nodes it left.
-        ahead = len(self.queue) - len(candidates)
-        depth = max(0, self.depth - max(0, ahead - 1))
-        late = [now + length > end_by for length in lengths[:depth]]
-        picked = pack([job.size for job in candidates[:depth]], late, free, extra)
+        # The candidates are the queue in queue order (no backfill key), so the jobs
+        # before ``first`` are the head and, in a pass resumed over arrivals, those the
+        # last pass left. The lookahead counts from the head either way: a resumed pass
+        # then chooses as a full one would, since every job left waiting by the last
+        # packing can no longer start alone in the free or extra nodes it left.
+        depth = max(0, self.depth - max(0, first - 1))
+        window = candidates[first : first + depth]
+        planned = self._planned
+        late = [now + planned[job.seq] > end_by for job in window]
+        picked = [first + i for i in pack([job.size for job in window], late, free, extra)]
         for i in picked:
             free -= candidates[i].size
-            if late[i]:
+            if late[i - first]:
                 extra -= candidates[i].size
-        if free and len(candidates) > depth:
-            more, free, extra = super().select(candidates[depth:], lengths[depth:], free, now, end_by, extra)
-            picked += [depth + i for i in more]
+        if free and len(candidates) > first + depth:
+            more, free, extra = super().select(candidates, first + depth, free, now, end_by, extra)
+            picked += more
         return picked, free, extra
 
     def report(self, window: int) -> dict[str, Any]:
