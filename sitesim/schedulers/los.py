@@ -29,7 +29,8 @@ from typing import Any
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.easy import EasyScheduler
-from sitesim.schedulers.lookahead import pack
+from sitesim.schedulers.backfill import scan
+from sitesim.schedulers.lookahead import bound, pack
 from sitesim.schedulers.options import parse_options
 from sitesim.workload.job import Job
 
@@ -80,13 +81,18 @@ class LosScheduler(EasyScheduler):
         # packing can no longer start alone in the free or extra nodes it left.
         depth = max(0, self.depth - max(0, first - 1))
         window = candidates[first : first + depth]
-        planned = self._planned
-        late = [now + planned[job.seq] > end_by for job in window]
-        picked = [first + i for i in pack([job.size for job in window], late, free, extra)]
-        for i in picked:
-            free -= candidates[i].size
-            if late[i - first]:
-                extra -= candidates[i].size
+        # EASY's scan first: its set is the answer whenever it meets the bound of the
+        # optimum (sitesim.schedulers.lookahead), and then no program runs.
+        taken, left, spare = scan(window, 0, free, now, end_by, extra, self._planned)
+        if left:
+            sizes = [job.size for job in window]
+            late = [now + self._planned[job.seq] > end_by for job in window]
+            if free - left < bound(sizes, late, free, extra):
+                taken = pack(sizes, late, free, extra)
+                left = free - sum(sizes[i] for i in taken)
+                spare = extra - sum(sizes[i] for i in taken if late[i])
+        picked = [first + i for i in taken]
+        free, extra = left, spare
         if free and len(candidates) > first + depth:
             more, free, extra = super().select(candidates, first + depth, free, now, end_by, extra)
             picked += more
