@@ -149,15 +149,13 @@ class EasyScheduler(Scheduler):
         if not queue:
             return []
         started: list[Job] = []
-        if self.arrival_order:
-            resumes = settled is not None and settled[0] == free
-        else:
+        resume = settled if settled is not None and settled[0] == free else None
+        if not self.arrival_order:
             arrived, self._arrived = self._arrived, []
-            moved = self.order(now)
-            resumes = settled is not None and settled[0] == free and not moved and queue[0] is self._head
-        if resumes:
-            assert settled is not None
-            _free, end_by, extra, tried = settled
+            if self.order(now) or queue[0] is not self._head:
+                resume = None
+        if resume is not None:
+            _free, end_by, extra, tried = resume
             if self.arrival_order:
                 candidates, first = queue, tried
             else:
@@ -176,7 +174,7 @@ class EasyScheduler(Scheduler):
             end_by, extra = shadow(self._running, queue[0].size, free)
             candidates, first = queue, 1
         if self._keys:  # the arrivals, or every waiting job (the head does not fit), by key
-            candidates, first = sorted(candidates[first:], key=self._by_key_order) if resumes else self._by_key, 0
+            candidates, first = self._by_key if resume is None else sorted(candidates[first:], key=self._by_key_order), 0
         picked, free, extra = self.select(candidates, first, free, now, end_by, extra)
         if picked:
             chosen = [candidates[i] for i in picked]
