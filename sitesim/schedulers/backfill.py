@@ -30,14 +30,16 @@ by the shadow time changes neither the shadow time nor the extra nodes, and one 
 uses extra nodes only reduces them, so a single scan that keeps going after each
 start finds exactly the same jobs, without recomputing the shadow.
 
-These loops are plain Python: a compiled twin of the scan and the shadow time once
-existed, and gained less than 1.3x on any whole run (docs/performance.md).
+The scan and the shadow time have a compiled twin (``_backfill.pyx``), used where it was
+built: a saturated site's queue is long, and a 200-user year of EASY runs 1.4-2 times
+slower without it (docs/performance.md). These Python ones are the specification.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping
 
+from sitesim.schedulers.compiled import twin
 from sitesim.workload.job import Job
 
 #: Running jobs as (expected end, arrival seq, size), kept sorted.
@@ -71,7 +73,7 @@ def run_start(job: Job, now: int, continuing: Seqs | None) -> int:
     return job.start if continuing is not None and job.seq in continuing else now
 
 
-def shadow(running: Running, need: int, free: int) -> tuple[int, int]:
+def shadow_python(running: Running, need: int, free: int) -> tuple[int, int]:
     """Shadow time and extra nodes for a head job of ``need`` nodes, ``free`` nodes idle
     and ``running`` = sorted (expected end, seq, size) of the jobs holding the rest."""
     avail = free
@@ -87,7 +89,7 @@ def shadow(running: Running, need: int, free: int) -> tuple[int, int]:
     raise RuntimeError(f"job of {need} nodes can never run on {free + sum(r[2] for r in running)} nodes")
 
 
-def scan(
+def scan_python(
     candidates: list[Job],
     first: int,
     free: int,
@@ -106,6 +108,8 @@ def scan(
     ``blocked`` one is never chosen. Nothing is held or removed: the caller does that
     with the positions, in order (the scan reads no state a hold changes).
     """
+    if first < 0:
+        raise ValueError(f"a backfill scan starts at a position, got {first}")
     picked: list[int] = []
     for i in range(first, len(candidates)):
         job = candidates[i]
@@ -125,6 +129,27 @@ def scan(
         if free == 0:
             break
     return picked, free, extra
+
+
+Scan = Callable[..., tuple[list[int], int, int]]
+Shadow = Callable[[Running, int, int], tuple[int, int]]
+
+
+def _compiled() -> tuple[Scan, Shadow] | None:
+    """The compiled twins (``_backfill.pyx``), where built and not switched off."""
+    module = twin("_backfill")
+    if module is None:
+        return None
+    if not hasattr(module, "scan"):  # an in-place build older than its source
+        raise ImportError(
+            f"{module.__name__} was built from an older _backfill.pyx (it has no scan):"
+            " rebuild it (pip install -e .) or set SITESIM_COMPILED=0"
+        )
+    return module.scan, module.shadow
+
+
+#: The implementations in use: the compiled ones where they were built (same answers).
+scan, shadow = _compiled() or (scan_python, shadow_python)
 
 
 def easy_pass(

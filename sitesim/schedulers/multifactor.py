@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from attrs import asdict, define, field
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
+from sitesim.schedulers.compiled import twin
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import choice, duration, format_options, parse_options, weight
 from sitesim.workload.job import Job
@@ -158,6 +159,19 @@ class Usage:
         self.t0 = now
 
 
+Rank = Callable[[list[Job], dict[int, float], dict[int, float], int, int, float, float, float], list[Job]]
+
+
+def _compiled() -> Rank | None:
+    module = twin("_priority")
+    return None if module is None else module.rank  # type: ignore[no-any-return]
+
+
+#: The compiled ranking (``_priority.pyx``, the twin of :meth:`MultifactorScheduler.priority`
+#: and the sort: the same numbers, the same order) where it was built, else None.
+RANK: Rank | None = _compiled()
+
+
 @register
 class MultifactorScheduler(EasyScheduler):
     """Priority = weighted age, size and fair-share; EASY backfilling in priority order."""
@@ -246,10 +260,15 @@ class MultifactorScheduler(EasyScheduler):
 
     def _refresh(self, now: int) -> None:
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
-        first, ties in arrival order)."""
+        first, ties in arrival order); by the compiled ranking where it was built."""
         self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
-        priority = self.priority
-        self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
+        if RANK is not None:
+            p = self.priorities
+            self.queue[:] = RANK(self.queue, self._static, fairshare, now, p.max_age, p.age / p.max_age, p.age,
+                                 p.fairshare)
+        else:
+            priority = self.priority
+            self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
         self._priority.clear()
         self._computed = now
 

@@ -2,10 +2,11 @@
 
 Mu'alem & Feitelson describe the backfill step as "find one job that may start now
 without delaying the head, start it, and repeat until none is left", and the shadow
-time as the first instant the head fits. Here both are written out that literally,
-with the shadow time recomputed after every start, and the one scan and the shadow
-time must give the same jobs and the same numbers, on random queues with the timed-run
-sets (blocked jobs, jobs that go on from an earlier start) and planned lengths.
+time as the first instant the head fits. Here both are written out that literally, and
+the one scan and the shadow time must give the same jobs and the same numbers, on random
+queues with the timed-run sets (blocked jobs, jobs that go on from an earlier start) and
+planned lengths; their compiled twins (``_backfill.pyx``), where built, must give the
+Python ones' answers, and whole runs the same events.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitesim.schedulers.backfill import Running, scan, shadow
+from sitesim.schedulers import backfill, easy, los
+from sitesim.schedulers.backfill import Running, scan_python, shadow_python
 from sitesim.workload.job import Job
-from tests.helpers import job
+from tests.helpers import job, run_jobs
+from tests.schedulers.test_invariants import workloads
+
+needs_compiled = pytest.mark.skipif(
+    backfill.scan is backfill.scan_python,
+    reason="the compiled backfill loops are not in use (not built: no C compiler at install; or SITESIM_COMPILED=0): nothing to compare",
+)
 
 
 @st.composite
@@ -63,14 +71,13 @@ def one_at_a_time(queue: list[Job], first: int, free: int, now: int, end_by: int
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(scans())
 def test_the_scan_finds_what_the_papers_loop_finds(case) -> None:
-    queue, first, free, now, end_by, extra, planned, blocked, continuing = case
-    assert scan(queue, first, free, now, end_by, extra, planned, blocked, continuing) == one_at_a_time(*case)
+    assert scan_python(*case) == backfill.scan(*case) == one_at_a_time(*case)
 
 
 def test_without_sets_or_plans_a_job_runs_its_estimate_from_now() -> None:
     queue = [job(1, 0, 4, 0, 100), job(2, 0, 2, 0, 50), job(3, 0, 2, 0, 10)]
     # Shadow at 60 with 1 extra node: job 1 ends too late and is too big, job 2 ends in time.
-    assert scan(queue, 0, 4, 0, 60, 1) == ([1, 2], 0, 1)
+    assert scan_python(queue, 0, 4, 0, 60, 1) == backfill.scan(queue, 0, 4, 0, 60, 1) == ([1, 2], 0, 1)
 
 
 def brute_shadow(running: Running, need: int, free: int) -> tuple[int, int]:
@@ -99,7 +106,43 @@ def test_shadow_is_the_first_end_at_which_the_head_fits(case) -> None:
     try:
         expected = brute_shadow(*case)
     except RuntimeError:
-        with pytest.raises(RuntimeError, match=f"job of {need} nodes can never run on {free + sum(r[2] for r in running)} nodes"):
-            shadow(*case)
+        for implementation in (shadow_python, backfill.shadow):
+            with pytest.raises(RuntimeError, match=f"job of {need} nodes can never run on {free + sum(r[2] for r in running)} nodes"):
+                implementation(*case)
     else:
-        assert shadow(*case) == expected
+        assert shadow_python(*case) == backfill.shadow(*case) == expected
+
+
+def test_huge_lengths_do_not_wrap_around() -> None:
+    going_on = job(2, 0, 1, 0, (1 << 63) - 1)
+    going_on.seq, going_on.start = 2, 0
+    case = ([job(1, 0, 1, 0, (1 << 63) - 1), going_on], 0, 4, 5, 100, 0)
+    for implementation in (scan_python, backfill.scan):
+        assert implementation(*case, None, set(), {2}) == ([], 4, 0)
+
+
+def test_a_negative_start_is_refused() -> None:
+    for implementation in (scan_python, backfill.scan):
+        with pytest.raises(ValueError, match="got -1"):
+            implementation([job(1, 0, 1, 1)], -1, 4, 0, 10, 0)
+
+
+def events(jobs: list, scheduler: str) -> list:
+    fresh = [job(j.id, j.submit, j.size, j.runtime, j.estimate) for j in jobs]
+    return run_jobs(fresh, 8, scheduler).events
+
+
+@needs_compiled
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(workloads(nodes=8), st.sampled_from(("easy", "sjbf", "easy++", "los:3", "timed:easy:5", "timed:easy:30")))
+def test_schedules_are_the_same_with_either_loops(case, scheduler) -> None:
+    """Whole runs (short trials, so that jobs are killed and go on past their trial),
+    event for event, with the compiled loops and then the Python ones."""
+    _nodes, jobs = case
+    compiled = events(jobs, scheduler)
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (backfill, easy, los):
+            patch.setattr(module, "scan", scan_python)
+        for module in (backfill, easy):
+            patch.setattr(module, "shadow", shadow_python)
+        assert events(jobs, scheduler) == compiled
