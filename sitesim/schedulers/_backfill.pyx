@@ -19,6 +19,8 @@ def scan(list candidates, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 e
     """The backfill scan of ``candidates[first:]``: (positions chosen, free left, extra left)."""
     cdef Py_ssize_t i, n = len(candidates)
     cdef i64 size, start, length
+    # Empty sets (every pass but a timed-run base's) are not asked.
+    cdef bint any_blocked = bool(blocked), any_continuing = bool(continuing), by_plan = planned is not None
     if first < 0:
         raise ValueError(f"a backfill scan starts at a position, got {first}")
     picked = []
@@ -28,10 +30,10 @@ def scan(list candidates, Py_ssize_t first, i64 free, i64 now, i64 end_by, i64 e
         if size > free:
             continue
         seq = job.seq
-        if seq in blocked:
+        if any_blocked and seq in blocked:
             continue
-        start = job.start if seq in continuing else now
-        length = job.estimate if planned is None else planned[seq]
+        start = job.start if any_continuing and seq in continuing else now
+        length = planned[seq] if by_plan else job.estimate
         # start + length > end_by, written so that a huge length cannot wrap around
         # (start is a time, never negative, so end_by - start cannot either).
         if length > end_by - start:

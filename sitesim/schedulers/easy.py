@@ -207,5 +207,7 @@ class EasyScheduler(Scheduler):
             del self._by_key[i]
 
     def _tell(self, started: list[Job], now: int) -> None:
-        for job in started:
-            self.started(job, now)
+        if started:
+            tell = self.started
+            for job in started:
+                tell(job, now)
