@@ -167,13 +167,11 @@ def sitesim_command(trace: Path, scheduler: str, out: Path | None = None) -> lis
 
 
 def implementations() -> str:
-    """Which implementations the timed runs use: compiled twins where built (docs/performance.md)."""
-    from sitesim.schedulers import backfill
+    """Which implementation the timed runs use: the compiled twin where built (docs/performance.md)."""
     from sitesim.schedulers.reservations import RESERVATIONS, Reservations
 
     cons = "python" if RESERVATIONS is Reservations else "compiled"
-    easy = "python" if backfill.scan_plain is backfill.scan_python else "compiled"
-    return f"conservative reservations {cons}, EASY loops {easy}"
+    return f"conservative reservations {cons}"
 
 
 def load() -> str:
@@ -213,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     cons_scales = [int(s) for s in args.cons_scales.split(",") if s]
     compare = [int(s) for s in args.compare.split(",") if s]
     print(f"# load averages before: {load()}")
-    print(f"# compiled twins: {implementations()}")
+    print(f"# compiled twin: {implementations()}")
 
     rows: list[tuple[str, str, int, float, float]] = []
     ratios: list[tuple[str, int, float, float, float, float, float, float]] = []

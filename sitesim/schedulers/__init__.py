@@ -7,6 +7,7 @@ policies on partitions of the machine and declares its size.
 
 from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
     conservative,
+    conssjbf,
     creasy,
     easy,
     easypp,

@@ -1,10 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The multifactor policy's ranking, compiled: the same priorities and the same order as
-its Python original, :func:`sitesim.schedulers.multifactor.rank_python`.
+its Python original, :meth:`sitesim.schedulers.multifactor.MultifactorScheduler.priority`
+and a sort by it.
 
-Why: a priority policy recomputes every waiting job's priority at every pass, and a
-replay makes about two passes per job; in Python that loop and its sort cost twice
-EASY's whole run on the benchmark workload (docs/performance.md). The arithmetic is the
+Why: every waiting job's priority is recomputed every period, and on a saturated site
+the queue is long; in Python a 200-user year of multifactor runs about 1.5 times slower
+(docs/performance.md). The arithmetic is the
 same IEEE operations in the same order (the extension is built without contracting a
 multiply and an add into one instruction), so every priority is the same number.
 """

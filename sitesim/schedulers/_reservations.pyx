@@ -6,7 +6,7 @@ Why it exists: compression is almost all the cost of conservative backfilling, a
 Python each step of a scan is a bytecode dispatch and a boxed integer. Here the profile
 is two growable ``int64`` arrays (breakpoints and free nodes, adjacent frames always
 merged, as in :mod:`sitesim.schedulers.profile`) and the waiting jobs three more (size,
-planned length, reserved start, by position in arrival order).
+planned length, reserved start, by position in queue order).
 
 Compression is the reference's algorithm: the paper's pass repeated until nothing moves,
 each job tested only against the room added since it last sat at its earliest start (the
@@ -53,7 +53,7 @@ cdef class Reservations:
     cdef i64* times
     cdef i64* free
     cdef Py_ssize_t n, cap
-    # The waiting jobs, by position in arrival order.
+    # The waiting jobs, by position in queue order.
     cdef i64* sizes
     cdef i64* lengths
     cdef i64* starts
@@ -105,8 +105,12 @@ cdef class Reservations:
         return self.m
 
     # -- what the scheduler asks ---------------------------------------------------
-    def add(self, i64 size, i64 length, i64 now):
-        """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
+    def add(self, i64 size, i64 length, i64 now, pos=None):
+        """Reserve the anchor point for a job arriving ``now``; put it at queue position
+        ``pos`` (None: last); return its start."""
+        cdef Py_ssize_t at = self.m if pos is None else pos
+        if at < 0 or at > self.m:
+            raise IndexError(f"no queue position {at} among {self.m} waiting jobs")
         _in_range(length)
         self._sync(now)
         cdef i64 start = self._earliest(now, size, length)
@@ -115,9 +119,13 @@ cdef class Reservations:
         if self.m == self.mcap:
             self._grow_waiting(2 * self.mcap)
         self._add_checked(start, start + length, -size)
-        self.sizes[self.m] = size
-        self.lengths[self.m] = length
-        self.starts[self.m] = start
+        if at < self.m:
+            memmove(self.sizes + at + 1, self.sizes + at, (self.m - at) * sizeof(i64))
+            memmove(self.lengths + at + 1, self.lengths + at, (self.m - at) * sizeof(i64))
+            memmove(self.starts + at + 1, self.starts + at, (self.m - at) * sizeof(i64))
+        self.sizes[at] = size
+        self.lengths[at] = length
+        self.starts[at] = start
         self.m += 1
         if start < self.next_due:
             self.next_due = start
@@ -149,7 +157,7 @@ cdef class Reservations:
         return self.starts[pos]
 
     def due(self, i64 now):
-        """Remove, and return in arrival order, the positions whose reservation is ``now``."""
+        """Remove, and return in queue order, the positions whose reservation is ``now``."""
         self._sync(now)
         if self.next_due > now:
             return []
@@ -397,7 +405,7 @@ cdef class Reservations:
         return 0
 
     cdef int _compress(self, i64 now) except -1:
-        """Move every waiting job, in arrival order, to its earliest start (never later).
+        """Move every waiting job, in queue order, to its earliest start (never later).
 
         The reference's passes and hull bounds (see ``Reservations._compress`` in
         :mod:`sitesim.schedulers.reservations`), without its certificates.

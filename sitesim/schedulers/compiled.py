@@ -2,12 +2,13 @@
 
 Three modules are compiled twins (Cython, built by ``pip install`` where a C compiler
 is found; setup.py): ``_reservations`` (conservative backfilling's planned schedule),
-``_backfill`` (EASY's backfill scans, plain and timed-run, shadow time, and the packing
-program of ``los``) and ``_priority`` (the ranking of ``multifactor``). Each
-twin gives exactly the answers of its Python original, which stays the reference and
-what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in the environment makes every run
-use the Python originals: the same schedules, slower; what the wheel check and
-benchmarks use to set one against the other.
+``_backfill`` (EASY's backfill scan and shadow time) and ``_priority`` (the ranking of
+``multifactor``). A twin earns its place by a whole-run gain of at least 1.3x
+(docs/performance.md); LOS's packing had a twin that did not, and is Python only. A
+twin gives exactly the answers of its Python original, which stays the
+reference and what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in
+the environment makes every run use the Python originals: the same schedules, slower;
+what the wheel check and benchmarks use to set one against the other.
 """
 
 from __future__ import annotations

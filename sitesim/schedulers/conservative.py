@@ -7,9 +7,13 @@ already made*. So a job may backfill only if it delays no earlier job, and each 
 reservation is a guarantee: it never starts later than the start it got on arrival.
 
 When a job ends before its estimate, the schedule is **compressed**: the waiting jobs,
-in arrival order, are taken out of the profile and put back at their earliest start,
+in queue order, are taken out of the profile and put back at their earliest start,
 which is never later than before (at worst the old place is free again). A job killed
-at its estimate ends exactly as planned and changes nothing.
+at its estimate ends exactly as planned and changes nothing. The queue order is arrival
+order; a variant gives another with the :meth:`~ConservativeScheduler.order_key` hook
+(``cons-sjbf``: shortest estimate first), and so decides which waiting jobs get the
+first claim on the room an early end gives back. It changes no guarantee: each job
+still gets, on arrival, the earliest start that delays no reservation already made.
 
 The planned schedule itself (profile, reservations, compression) is kept by
 :mod:`sitesim.schedulers.reservations`, compiled where that was built; this class only
@@ -20,6 +24,8 @@ free nodes per future time frame).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_right
 
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.profile import Frame, MissedReservation
@@ -55,8 +61,10 @@ class ConservativeScheduler(Scheduler):
 
     def __init__(self, nodes: int) -> None:
         super().__init__(nodes)
-        #: The planned schedule; its positions are this queue's, in arrival order.
+        #: The planned schedule; its positions are this queue's, in queue order.
         self.reservations: ReservationsLike = self.reservations_class(nodes)
+        #: With an order key: each waiting job's (key, seq), in queue order.
+        self._keys: list[tuple[int, int]] = []
         #: Planned end of each running job (start + planned length).
         self._planned_end: dict[Job, int] = {}
 
@@ -86,10 +94,24 @@ class ConservativeScheduler(Scheduler):
         guaranteed, without reserving it (what an application scheduler weighs)."""
         return self.reservations.anchor(now, size, planned_seconds(seconds))
 
+    # -- the hook --------------------------------------------------------------------
+    def order_key(self, job: Job) -> int | None:
+        """Sort key of the queue order, ties by arrival (None, for every job: arrival
+        order). Fixed while a job waits; compression moves the jobs in this order."""
+        return None
+
     # -- scheduler interface ---------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
-        self.reservations.add(job.size, planned_seconds(job.estimate), now)
-        self.queue.append(job)
+        key = self.order_key(job)
+        if key is None:
+            self.reservations.add(job.size, planned_seconds(job.estimate), now)
+            self.queue.append(job)
+            return
+        entry = (key, job.seq)
+        pos = bisect_right(self._keys, entry)
+        self.reservations.add(job.size, planned_seconds(job.estimate), now, pos)
+        self._keys.insert(pos, entry)
+        self.queue.insert(pos, job)
 
     def job_ended(self, job: Job, now: int) -> None:
         self.reservations.release(now, self._planned_end.pop(job), job.size)
@@ -104,12 +126,15 @@ class ConservativeScheduler(Scheduler):
         if not due:
             return []
         queue = self.queue
-        # Positions are in arrival order, so the starting jobs come out in it too.
+        # Positions are in queue order, so the starting jobs come out in it too.
         starting = [queue[p] for p in due]
         if sum(j.size for j in starting) > free:
             raise RuntimeError(f"reservations at {now} exceed the {free} free nodes")
+        keys = self._keys
         for p in reversed(due):
             del queue[p]
+            if keys:
+                del keys[p]
         planned = self._planned_end
         for job in starting:
             planned[job] = now + planned_seconds(job.estimate)

@@ -6,8 +6,8 @@ as long as they do not delay the first waiting job (the algorithm, and why one s
 suffices: :mod:`sitesim.schedulers.backfill`, shared with the timed-run EASY base).
 
 The classic variants differ from EASY in one or two answers only, so
-:class:`EasyScheduler` is their one kernel and each variant overrides named hooks, never
-the pass itself (docs/schedulers.md counts the lines each took):
+:class:`EasyScheduler` is their one kernel, with one pass, and each variant overrides
+named hooks, never the pass itself (docs/schedulers.md counts the lines each took):
 
 - :meth:`~EasyScheduler.order`: put the queue in *queue order* before a pass (default:
   arrival order, nothing to do). The head of that order gets the reservation. A policy
@@ -17,11 +17,15 @@ the pass itself (docs/schedulers.md counts the lines each took):
 - :meth:`~EasyScheduler.planned`: the seconds the plan reserves for a job, in the
   shadow time and the backfill test (default: its estimate; ``easy++``: a prediction);
 - :meth:`~EasyScheduler.select`: which candidates start, given the free and extra
-  nodes (default: EASY's greedy scan; ``los``: the packing that uses most nodes).
+  nodes (default: EASY's greedy scan; ``los``: the packing that uses most nodes);
+- :meth:`~EasyScheduler.started`: told of each job a pass started, in start order
+  (``easy++`` sets its prediction's timer, ``multifactor`` accrues usage).
 
-Plain EASY overrides none of them and runs the compiled loops as before; a class that
-overrides any of the last three runs the kernel's general pass, which reads the hooks
-and keeps the same shortcut (a pass that only arrivals followed resumes the last one).
+A pass that only arrivals followed resumes the last one: with no job ended and the
+same free nodes, the head and its shadow time are the same, and every job tried
+before is refused again (no more free or extra nodes than then, a later end), so only
+the arrivals are tried (the extra nodes kept are those the last pass *left*: the jobs
+it backfilled past the shadow time took theirs).
 """
 
 from __future__ import annotations
@@ -29,21 +33,13 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from typing import ClassVar
 
-from sitesim.schedulers.backfill import (
-    Running,
-    Settled,
-    backfill,
-    easy_pass_settled,
-    fcfs_heads,
-    scan_lengths,
-    scan_plain,
-    shadow,
-)
+from sitesim.schedulers.backfill import fcfs_heads, scan, shadow
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.workload.job import Job
 
-#: The hooks whose override switches a class to the kernel's general pass.
-_GENERAL_HOOKS = ("backfill_key", "planned", "select")
+#: What a pass that tried every waiting job leaves for the next: (free nodes, shadow
+#: time, extra nodes, queue length) after it.
+Settled = tuple[int, int, int, int]
 
 
 @register
@@ -54,36 +50,27 @@ class EasyScheduler(Scheduler):
     summary = "EASY backfilling: backfill as long as the first queued job is not delayed"
 
     #: The waiting jobs stay in arrival order between passes (new ones at the end), so
-    #: a pass that only arrivals followed may resume the last (:func:`backfill`). False
-    #: for a policy whose :meth:`order` changes as time passes.
+    #: the arrivals a resumed pass tries are the queue's tail. False for a policy whose
+    #: :meth:`order` changes as time passes.
     arrival_order: ClassVar[bool] = True
-    #: Set per class: True when none of the general hooks is overridden.
-    _plain: ClassVar[bool] = True
-    #: Set per class: True when :meth:`planned` is the estimate (the compiled scan reads it).
-    _estimates_planned: ClassVar[bool] = True
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._plain = all(getattr(cls, hook) is getattr(EasyScheduler, hook) for hook in _GENERAL_HOOKS)
-        cls._estimates_planned = cls.planned is EasyScheduler.planned
 
     def __init__(self, nodes: int) -> None:
         super().__init__(nodes)
         #: Running jobs as (planned end, arrival seq, size), kept sorted.
-        self._running: Running = []
+        self._running: list[tuple[int, int, int]] = []
+        #: Planned seconds of each waiting job (:meth:`planned`, fixed while it waits),
+        #: and planned end of each running one.
+        self._planned: dict[int, int] = {}
+        self._ends: dict[int, int] = {}
         #: The last pass's state while no job has ended since (only arrivals).
         self._settled: Settled | None = None
         #: With an order of its own: the jobs that arrived since the last pass, and the
-        #: head that pass left waiting (None if it left no settled state).
+        #: head that pass left waiting.
         self._arrived: list[Job] = []
         self._head: Job | None = None
-        #: Planned end of each running job, for a policy whose plans are not estimates.
-        self._ends: dict[int, int] = {}
-        #: With a backfill key: the waiting jobs sorted by (key, seq), their keys and
-        #: planned lengths alongside.
+        #: With a backfill key: the waiting jobs sorted by (key, seq), and their keys.
         self._by_key: list[Job] = []
         self._keys: list[tuple[int, int]] = []
-        self._key_lengths: list[int] = []
 
     # -- hooks -------------------------------------------------------------------------
     def order(self, now: int) -> bool:
@@ -99,7 +86,7 @@ class EasyScheduler(Scheduler):
 
     def planned(self, job: Job) -> int:
         """Seconds the plan reserves for ``job`` from its start (shadow time, backfill
-        test). Fixed while the job waits; a running job's may change (:meth:`replan`)."""
+        test). Asked once, on arrival; a running job's may change (:meth:`replan`)."""
         return job.estimate
 
     def backfill_key(self, job: Job) -> int | None:
@@ -107,165 +94,120 @@ class EasyScheduler(Scheduler):
         Fixed for a job while it waits: the kernel keeps the candidates sorted by it."""
         return None
 
-    def select(self, candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int,
+    def select(self, candidates: list[Job], first: int, free: int, now: int, end_by: int,
                extra: int) -> tuple[list[int], int, int]:
-        """Positions of the ``candidates`` (in backfill order, planned ``lengths``) to
-        start now with ``free`` nodes, never delaying the head's start at ``end_by``
-        beyond its ``extra`` nodes; and the free and extra nodes left. EASY: the first
-        that fit, one after the other. The candidates may include the head, which does
-        not fit in ``free`` nodes: a selection never takes a job larger than ``free``."""
-        if self._estimates_planned:
-            return scan_plain(candidates, 0, free, now, end_by, extra)
-        return scan_lengths(candidates, lengths, free, now, end_by, extra)
+        """Positions of the ``candidates[first:]`` (in backfill order) to start now with
+        ``free`` nodes, never delaying the head's start at ``end_by`` beyond its
+        ``extra`` nodes; and the free and extra nodes left. EASY: the first that fit,
+        one after the other. The candidates may include the head, which does not fit in
+        ``free`` nodes: a selection never takes a job larger than ``free``."""
+        return scan(candidates, first, free, now, end_by, extra, self._planned)
+
+    def started(self, job: Job, now: int) -> None:
+        """``job`` starts now (called after the pass, for each job it started, in start
+        order). Default: nothing."""
 
     # -- events --------------------------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
         self.place(job)
+        self._planned[job.seq] = self.planned(job)
         if not self.arrival_order:
             self._arrived.append(job)
-        if not self._plain:
-            key = self.backfill_key(job)
-            if key is not None:
-                entry = (key, job.seq)
-                i = bisect_left(self._keys, entry)
-                self._keys.insert(i, entry)
-                self._by_key.insert(i, job)
-                self._key_lengths.insert(i, self.planned(job))
+        key = self.backfill_key(job)
+        if key is not None:
+            entry = (key, job.seq)
+            i = bisect_left(self._keys, entry)
+            self._keys.insert(i, entry)
+            self._by_key.insert(i, job)
 
     def job_ended(self, job: Job, now: int) -> None:
         self._settled = None
         running = self._running
-        end = job.start + job.estimate if self._plain else self._ends.pop(job.seq)
-        del running[bisect_left(running, (end, job.seq, job.size))]
+        del running[bisect_left(running, (self._ends.pop(job.seq), job.seq, job.size))]
 
     def shadow(self, need: int, free: int) -> tuple[int, int]:
         """Shadow time and extra nodes for a head job of ``need`` nodes."""
         return shadow(self._running, need, free)
 
-    def _hold(self, job: Job, end: int) -> None:
-        insort(self._running, (end, job.seq, job.size))
-
-    def _hold_planned(self, job: Job, end: int) -> None:
-        self._ends[job.seq] = end
-        insort(self._running, (end, job.seq, job.size))
-
     def replan(self, job: Job, end: int) -> None:
         """Move running ``job``'s planned end to ``end`` (a prediction corrected); the
         next pass computes its shadow time afresh."""
         running = self._running
-        del running[bisect_left(running, (self._ends[job.seq], job.seq, job.size))]
-        self._hold_planned(job, end)
+        seq = job.seq
+        del running[bisect_left(running, (self._ends[seq], seq, job.size))]
+        self._ends[seq] = end
+        insort(running, (end, seq, job.size))
         self._settled = None
 
     # -- the pass --------------------------------------------------------------------------
     def schedule(self, now: int, free: int) -> list[Job]:
-        """An EASY pass; after a pass that only arrivals followed, just their backfill
-        scan (the same result for a fraction of the work: :func:`backfill`)."""
+        """An EASY pass: the queue in queue order, heads while they fit, the head's
+        shadow time by planned ends, then :meth:`select` over the backfill candidates;
+        after a pass that only arrivals followed, :meth:`select` over the arrivals."""
         settled, self._settled = self._settled, None
-        if not self.queue:
+        queue = self.queue
+        if not queue:
             return []
-        if not self._plain:
-            return self._general(now, free, settled)
+        started: list[Job] = []
+        resume = settled if settled is not None and settled[0] == free else None
         if not self.arrival_order:
-            return self._reordered(now, free, settled)
-        if settled is not None and settled[0] == free:
-            started: list[Job] = []
-            _free, end_by, extra, tried = settled
-            self._settled = backfill(self.queue, tried, free, now, end_by, extra, self._hold, started)
-            return started
-        started, self._settled = easy_pass_settled(self.queue, free, now, self._running, self._hold)
-        return started
-
-    def _reordered(self, now: int, free: int, settled: Settled | None) -> list[Job]:
-        """The pass of a policy with an order of its own: :meth:`order`, then EASY; or,
-        when the order of the jobs that waited at the last pass did not change, the
-        head is the same and no job ended since, only the arrivals' backfill scan.
-
-        That shortcut is :func:`backfill`'s, with the arrivals anywhere in the queue
-        instead of at its end: every job tried before is refused again (no more free or
-        extra nodes, a later end), and the arrivals are tried in queue order.
-        """
-        queue = self.queue
-        arrived, self._arrived = self._arrived, []
-        moved = self.order(now)
-        if settled is not None and settled[0] == free and not moved and queue[0] is self._head:
-            _free, end_by, extra, _tried = settled
-            positions = sorted(queue.index(job) for job in arrived)
-            candidates = [queue[i] for i in positions]
-            picked, free, extra = scan_plain(candidates, 0, free, now, end_by, extra)
-            started = [candidates[i] for i in picked]
-            for job in started:
-                self._hold(job, now + job.estimate)
-            for i in sorted((positions[i] for i in picked), reverse=True):
-                del queue[i]
-            self._settled = (free, end_by, extra, len(queue)) if free else None
-            return started
-        started, self._settled = easy_pass_settled(queue, free, now, self._running, self._hold)
-        self._head = queue[0] if self._settled is not None else None
-        return started
-
-    def _general(self, now: int, free: int, settled: Settled | None) -> list[Job]:
-        """The pass of a class that overrides a general hook: heads in queue order, the
-        head's shadow time by planned ends, then :meth:`select` over the candidates."""
-        queue = self.queue
-        hold = self._hold_planned
-        if settled is not None and settled[0] == free:
-            _free, end_by, extra, first = settled
-            started: list[Job] = []
+            arrived, self._arrived = self._arrived, []
+            if self.order(now) or queue[0] is not self._head:
+                resume = None
+        if resume is not None:
+            _free, end_by, extra, tried = resume
+            if self.arrival_order:
+                candidates, first = queue, tried
+            else:
+                candidates, first = [queue[i] for i in sorted(queue.index(job) for job in arrived)], 0
         else:
-            if not self.arrival_order:
-                self.order(now)
             n = fcfs_heads(queue, free)
-            started = queue[:n]
             if n:
+                started = queue[:n]
                 del queue[:n]
                 for job in started:
                     free -= job.size
-                    hold(job, now + self.planned(job))
-                    self._forget(job)
+                    self._hold(job, now)
             if len(queue) < 2 or free == 0:
+                self._tell(started, now)
                 return started
             end_by, extra = shadow(self._running, queue[0].size, free)
-            first = 1
-        candidates, lengths = self._candidates(first)
-        if candidates:
-            picked, free, extra = self.select(candidates, lengths, free, now, end_by, extra)
-            if picked:
-                chosen = [(candidates[i], lengths[i]) for i in picked]
-                for job, length in chosen:
-                    hold(job, now + length)
-                    self._forget(job)
-                    queue.remove(job)
-                    started.append(job)
-        if free and self.arrival_order:
+            candidates, first = queue, 1
+        if self._keys:  # the arrivals, or every waiting job (the head does not fit), by key
+            candidates, first = self._by_key if resume is None else sorted(candidates[first:], key=self._by_key_order), 0
+        picked, free, extra = self.select(candidates, first, free, now, end_by, extra)
+        if picked:
+            chosen = [candidates[i] for i in picked]
+            for job in chosen:
+                self._hold(job, now)
+            if candidates is queue:
+                for i in reversed(picked):
+                    del queue[i]
+            else:
+                gone = {job.seq for job in chosen}
+                queue[:] = [job for job in queue if job.seq not in gone]
+            started += chosen
+        if free:
             self._settled = (free, end_by, extra, len(queue))
+            self._head = queue[0]
+        self._tell(started, now)
         return started
 
-    def _candidates(self, first: int) -> tuple[list[Job], list[int]]:
-        """Queued jobs from position ``first``, in backfill order, and their planned
-        lengths. With a backfill key, a pass from the head gets the kept sorted lists
-        themselves: they hold the head too, which did not fit in the free nodes and so
-        is never chosen (:meth:`select`'s contract)."""
-        queue = self.queue
-        if first >= len(queue):
-            return [], []
-        if self._keys and first == 1:
-            return self._by_key, self._key_lengths
-        jobs = queue[first:]
-        if self._keys:
-            key = self.backfill_key
-            jobs.sort(key=lambda job: (key(job), job.seq))
-        if self._estimates_planned:
-            return jobs, [job.estimate for job in jobs]
-        planned = self.planned
-        return jobs, [planned(job) for job in jobs]
+    def _by_key_order(self, job: Job) -> tuple[int | None, int]:
+        return self.backfill_key(job), job.seq
 
-    def _forget(self, job: Job) -> None:
-        """Drop a started job from the sorted candidates (if the policy keeps them)."""
+    def _hold(self, job: Job, now: int) -> None:
+        """``job`` starts now: it holds its nodes until its planned end."""
+        seq = job.seq
+        end = self._ends[seq] = now + self._planned.pop(seq)
+        insort(self._running, (end, seq, job.size))
         if self._keys:
-            key = self.backfill_key(job)
-            if key is not None:
-                i = bisect_left(self._keys, (key, job.seq))
-                del self._keys[i]
-                del self._by_key[i]
-                del self._key_lengths[i]
+            i = bisect_left(self._keys, (self.backfill_key(job), seq))
+            del self._keys[i]
+            del self._by_key[i]
+
+    def _tell(self, started: list[Job], now: int) -> None:
+        if started:
+            tell = self.started
+            for job in started:
+                tell(job, now)

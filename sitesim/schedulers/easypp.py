@@ -106,14 +106,10 @@ class EasyPlusPlusScheduler(EasyScheduler):
     def backfill_key(self, job: Job) -> int:
         return self._initial[job.seq]
 
-    def schedule(self, now: int, free: int) -> list[Job]:
-        started = super().schedule(now, free)
-        control = self.control
-        for job in started:
-            prediction = self._current[job.seq]
-            if prediction < job.estimate and control is not None:
-                control.timer(job, prediction)
-        return started
+    def started(self, job: Job, now: int) -> None:
+        prediction = self._current[job.seq]
+        if prediction < job.estimate and self.control is not None:
+            self.control.timer(job, prediction)
 
     def timer_expired(self, job: Job, now: int) -> None:
         """The job outlived its prediction: the next correction step."""

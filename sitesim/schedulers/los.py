@@ -29,7 +29,8 @@ from typing import Any
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.easy import EasyScheduler
-from sitesim.schedulers.lookahead import pack
+from sitesim.schedulers.backfill import scan
+from sitesim.schedulers.lookahead import bound, pack
 from sitesim.schedulers.options import parse_options
 from sitesim.workload.job import Job
 
@@ -71,24 +72,30 @@ class LosScheduler(EasyScheduler):
     def spec(self) -> str:
         return self.name if self.depth == DEPTH else f"{self.name}:{self.depth}"
 
-    def select(self, candidates: list[Job], lengths: list[int], free: int, now: int, end_by: int,
+    def select(self, candidates: list[Job], first: int, free: int, now: int, end_by: int,
                extra: int) -> tuple[list[int], int, int]:
-        # The candidates are the tail of the queue in queue order (no backfill key), so
-        # the jobs before them are the head and, in a pass resumed over arrivals, those
-        # the last pass left. The lookahead counts from the head either way: a resumed
-        # pass then chooses as a full one would, since every job left waiting by the
-        # last packing can no longer start alone in the free or extra nodes it left.
-        ahead = len(self.queue) - len(candidates)
-        depth = max(0, self.depth - max(0, ahead - 1))
-        late = [now + length > end_by for length in lengths[:depth]]
-        picked = pack([job.size for job in candidates[:depth]], late, free, extra)
-        for i in picked:
-            free -= candidates[i].size
-            if late[i]:
-                extra -= candidates[i].size
-        if free and len(candidates) > depth:
-            more, free, extra = super().select(candidates[depth:], lengths[depth:], free, now, end_by, extra)
-            picked += [depth + i for i in more]
+        # The candidates are the queue in queue order (no backfill key), so the jobs
+        # before ``first`` are the head and, in a pass resumed over arrivals, those the
+        # last pass left. The lookahead counts from the head either way: a resumed pass
+        # then chooses as a full one would, since every job left waiting by the last
+        # packing can no longer start alone in the free or extra nodes it left.
+        depth = max(0, self.depth - max(0, first - 1))
+        window = candidates[first : first + depth]
+        # EASY's scan first: its set is the answer whenever it meets the bound of the
+        # optimum (sitesim.schedulers.lookahead), and then no program runs.
+        taken, left, spare = scan(window, 0, free, now, end_by, extra, self._planned)
+        if left:
+            sizes = [job.size for job in window]
+            late = [now + self._planned[job.seq] > end_by for job in window]
+            if free - left < bound(sizes, late, free, extra):
+                taken = pack(sizes, late, free, extra)
+                left = free - sum(sizes[i] for i in taken)
+                spare = extra - sum(sizes[i] for i in taken if late[i])
+        picked = [first + i for i in taken]
+        free, extra = left, spare
+        if free and len(candidates) > first + depth:
+            more, free, extra = super().select(candidates, first + depth, free, now, end_by, extra)
+            picked += more
         return picked, free, extra
 
     def report(self, window: int) -> dict[str, Any]:

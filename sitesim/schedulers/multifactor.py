@@ -159,26 +159,6 @@ class Usage:
         self.t0 = now
 
 
-def rank_python(
-    queue: list[Job], static: dict[int, float], fairshare: dict[int, float],
-    now: int, cap: int, per_second: float, age: float, w_fairshare: float,
-) -> list[Job]:
-    """The queue sorted by decreasing priority at ``now``, ties in arrival order: the
-    age term (``per_second`` × wait, or ``age`` once the wait reaches ``cap``), the
-    job's ``static`` (size) term, and its user's ``fairshare`` factor × ``w_fairshare``
-    (:meth:`MultifactorScheduler.priority_of` computes the same number for one job).
-    The loop that runs for every waiting job at every computation; its compiled twin is
-    ``_priority.rank`` (the same numbers, the same order)."""
-    ranked = []
-    for job in queue:
-        waited = now - job.submit
-        seq = job.seq
-        value = (per_second * waited if waited < cap else age) + static[seq] + (w_fairshare * fairshare[job.user])
-        ranked.append((-value, seq, job))
-    ranked.sort()
-    return [entry[2] for entry in ranked]
-
-
 Rank = Callable[[list[Job], dict[int, float], dict[int, float], int, int, float, float, float], list[Job]]
 
 
@@ -187,8 +167,9 @@ def _compiled() -> Rank | None:
     return None if module is None else module.rank  # type: ignore[no-any-return]
 
 
-#: The ranking in use: the compiled one where it was built (same numbers, same order).
-rank: Rank = _compiled() or rank_python
+#: The compiled ranking (``_priority.pyx``, the twin of :meth:`MultifactorScheduler.priority`
+#: and the sort: the same numbers, the same order) where it was built, else None.
+RANK: Rank | None = _compiled()
 
 
 @register
@@ -267,27 +248,37 @@ class MultifactorScheduler(EasyScheduler):
         p = self.priorities
         return p.age * self.age_factor(job, now), p.size * self.size_factor(job), p.fairshare * fairshare
 
-    def _refresh(self, now: int) -> None:
-        """Every waiting job's priority at ``now``, and the queue sorted by it."""
-        queue = self.queue
-        self._fairshare = self.fairshare_factors(self._waiting, now)
+    def priority(self, job: Job, now: int, fairshare: float) -> float:
+        """``job``'s priority at ``now`` with its user's ``fairshare`` factor: the one
+        formula every priority here comes from (the age term capped at ``max_age``, the
+        size term kept since arrival)."""
         p = self.priorities
-        queue[:] = rank(queue, self._static, self._fairshare, now, p.max_age, p.age / p.max_age, p.age, p.fairshare)
+        waited = now - job.submit
+        return (p.age / p.max_age * waited if waited < p.max_age else p.age) + self._static[job.seq] + (
+            p.fairshare * fairshare
+        )
+
+    def _refresh(self, now: int) -> None:
+        """Every waiting job's priority at ``now``, and the queue sorted by it (highest
+        first, ties in arrival order); by the compiled ranking where it was built."""
+        self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
+        if RANK is not None:
+            p = self.priorities
+            self.queue[:] = RANK(self.queue, self._static, fairshare, now, p.max_age, p.age / p.max_age, p.age,
+                                 p.fairshare)
+        else:
+            priority = self.priority
+            self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
         self._priority.clear()
         self._computed = now
 
     def priority_of(self, job: Job) -> float:
         """A waiting job's priority as the queue is ordered now: given on arrival since
-        the last computation, else as that computation found it (rank's arithmetic,
-        the same number)."""
+        the last computation, else as that computation found it."""
         given = self._priority.get(job.seq)
         if given is not None:
             return given
-        p = self.priorities
-        waited = self._computed - job.submit
-        return (p.age / p.max_age * waited if waited < p.max_age else p.age) + self._static[job.seq] + (
-            p.fairshare * self._fairshare[job.user]
-        )
+        return self.priority(job, self._computed, self._fairshare[job.user])
 
     # -- the kernel's hooks and events -------------------------------------------------------
     def order(self, now: int) -> bool:
@@ -324,45 +315,31 @@ class MultifactorScheduler(EasyScheduler):
         factor = self._fairshare.get(job.user)
         if factor is None:
             factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
-        self._priority[job.seq] = self._static[job.seq] + self.priorities.fairshare * factor
+        self._priority[job.seq] = self.priority(job, job.submit, factor)
         self.queue.append(job)
         self._pending.append(job)
 
-    def schedule(self, now: int, free: int) -> list[Job]:
-        started = super().schedule(now, free)
-        if started:
-            # components() and priority_of() written out (once per started job): the
-            # size term is the one kept since the job's arrival, the same product, and
-            # the priority the same arithmetic.
-            sums = self._sums
-            p = self.priorities
-            max_age, per_second, computed = p.max_age, p.age / p.max_age, self._computed
-            fairshares, waiting, start = self._fairshare, self._waiting, self.usage.start
-            given, static = self._priority, self._static
-            for job in started:
-                user, seq = job.user, job.seq
-                factor = fairshares.get(user)
-                if factor is None:
-                    factor = self.fairshare_factors((user,), now)[user]
-                sums["age"] += p.age * (min(now - job.submit, max_age) / max_age)
-                sums["size"] += static[seq]
-                sums["fairshare"] += p.fairshare * factor
-                priority = given.pop(seq, None)
-                if priority is None:
-                    waited = computed - job.submit
-                    priority = (per_second * waited if waited < max_age else p.age) + static[seq] + (
-                        p.fairshare * fairshares[user]
-                    )
-                sums["priority"] += priority
-                del static[seq]
-                left = waiting[user] - 1
-                if left:
-                    waiting[user] = left
-                else:
-                    del waiting[user]
-                start(user, job.size, now)
-            self._started += len(started)
-        return started
+    def started(self, job: Job, now: int) -> None:
+        """Its factors at the start, for the report, and its usage from now on."""
+        user, seq = job.user, job.seq
+        factor = self._fairshare.get(user)
+        if factor is None:
+            factor = self.fairshare_factors((user,), now)[user]
+        sums = self._sums
+        p = self.priorities
+        sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
+        sums["size"] += self._static[seq]
+        sums["fairshare"] += p.fairshare * factor
+        sums["priority"] += self.priority_of(job)
+        self._priority.pop(seq, None)
+        del self._static[seq]
+        left = self._waiting[user] - 1
+        if left:
+            self._waiting[user] = left
+        else:
+            del self._waiting[user]
+        self.usage.start(user, job.size, now)
+        self._started += 1
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)

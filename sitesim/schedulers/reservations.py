@@ -4,8 +4,9 @@ Mu'alem & Feitelson (2001, section 2.1) give every job a reservation when it arr
 at the *anchor point* of the processor-availability profile, and *compress* the
 schedule when a job ends before its estimate. This module keeps that planned schedule
 for :class:`~sitesim.schedulers.conservative.ConservativeScheduler`, which only maps
-its queue of jobs onto it: the waiting jobs are *positions* here, in arrival order (the
-scheduler's queue order), each with its size, planned length and reserved start.
+its queue of jobs onto it: the waiting jobs are *positions* here, in the scheduler's
+queue order (arrival order for ``cons``; a variant may place an arrival anywhere), each
+with its size, planned length and reserved start.
 
 Why a class of its own: it is the whole cost of conservative backfilling, so it comes in
 two implementations with one interface and the same answers. This one, in Python, is
@@ -40,7 +41,7 @@ class ReservationsLike(Protocol):
 
     def __init__(self, nodes: int) -> None: ...
     def __len__(self) -> int: ...
-    def add(self, size: int, length: int, now: int) -> int: ...
+    def add(self, size: int, length: int, now: int, pos: int | None = None) -> int: ...
     def release(self, now: int, planned: int, size: int) -> None: ...
     def anchor(self, now: int, size: int, length: int) -> int: ...
     def start(self, pos: int) -> int: ...
@@ -53,7 +54,7 @@ class Reservations:
     """The planned schedule of a ``nodes``-node machine under conservative backfilling.
 
     Running jobs are held in the profile until their planned ends; the waiting jobs, by
-    position in arrival order, each hold ``size`` nodes over ``[start, start + length)``.
+    position in queue order, each hold ``size`` nodes over ``[start, start + length)``.
     """
 
     __slots__ = ("profile", "_sizes", "_lengths", "_starts", "_certs", "_next_due", "_dirty", "_rel_lo", "_rel_hi")
@@ -80,18 +81,22 @@ class Reservations:
         return len(self._starts)
 
     # -- what the scheduler asks ---------------------------------------------------
-    def add(self, size: int, length: int, now: int) -> int:
-        """Reserve the anchor point for a job arriving ``now``; append it; return its start."""
+    def add(self, size: int, length: int, now: int, pos: int | None = None) -> int:
+        """Reserve the anchor point for a job arriving ``now``; put it at queue position
+        ``pos`` (None: last); return its start."""
+        at = len(self._starts) if pos is None else pos
+        if not 0 <= at <= len(self._starts):
+            raise IndexError(f"no queue position {at} among {len(self._starts)} waiting jobs")
         _in_range(length)
         self._sync(now)
         start = self.profile.earliest(now, size, length)
         if start + length >= _NONE:
             raise OverflowError(f"a reservation ending at {start + length} s is beyond the schedule's range (2**62 s)")
         self.profile.reserve(start, start + length, size)
-        self._sizes.append(size)
-        self._lengths.append(length)
-        self._starts.append(start)
-        self._certs.append(None)
+        self._sizes.insert(at, size)
+        self._lengths.insert(at, length)
+        self._starts.insert(at, start)
+        self._certs.insert(at, None)
         if self._next_due is None or start < self._next_due:
             self._next_due = start
         return start
@@ -120,7 +125,7 @@ class Reservations:
         return self._starts[pos]
 
     def due(self, now: int) -> list[int]:
-        """Remove, and return in arrival order, the positions whose reservation is ``now``.
+        """Remove, and return in queue order, the positions whose reservation is ``now``.
 
         The positions are those before the removal; the jobs behind them move up.
         """
@@ -158,7 +163,7 @@ class Reservations:
             self._compress(now)
 
     def _compress(self, now: int) -> None:
-        """Move every waiting job, in arrival order, to its earliest start (never later).
+        """Move every waiting job, in queue order, to its earliest start (never later).
 
         The paper's single pass is repeated until nothing moves. One pass can leave a
         job reserved at the planned end of a *later* job that then moves forward too;
@@ -169,7 +174,8 @@ class Reservations:
         Each repetition only moves starts earlier, so it terminates.
 
         What keeps this cheap: after the previous compression (and at its arrival) each
-        waiting job sat at its earliest start; since then nodes were only *added*: on
+        waiting job sat at its earliest start; since then nodes were only *added*
+        (an arrival, wherever placed in the queue, only takes nodes away): on
         the intervals released by early ends, and on the places vacated by the moves of
         this compression. An earlier start must use some added room before the job's
         reservation, so a job is tested only against the additions it has not seen

@@ -107,8 +107,9 @@ def cons_with(implementation: type[ReservationsLike], base: type[ConservativeSch
     return type(f"{base.__name__}_{implementation.__module__.rsplit('.', 1)[-1]}", (base,), {"reservations_class": implementation})
 
 
-def check_run(nodes: int, jobs: list[Job], implementation: type[ReservationsLike]) -> AuditedCons:
-    policy = cons_with(implementation, AuditedCons)(nodes)
+def check_run(nodes: int, jobs: list[Job], implementation: type[ReservationsLike],
+              audited: type[AuditedCons] = AuditedCons) -> AuditedCons:
+    policy = cons_with(implementation, audited)(nodes)
     recorder = run_jobs(jobs, nodes, policy)
     assert len(recorder.ended) == len(jobs), "every job completes"
     assert max_concurrent_nodes(jobs) <= nodes

@@ -1,11 +1,10 @@
 """The packing step of LOS: the optimal set of backfill candidates, and its tie-break.
 
-Both implementations (:func:`~sitesim.schedulers.lookahead.pack_python` and the compiled
-``_backfill.pack``) are checked against every subset of small random candidate lists:
-the same set, which is feasible, of the largest total size, and the lexicographically
-first such set in queue order. The fast path (EASY's scan, when it meets the bound) is
-checked to give the dynamic program's answer. Where the compiled module was not built,
-its comparisons are skipped, saying so.
+The dynamic program (:func:`~sitesim.schedulers.lookahead.pack`) is checked against
+every subset of small random candidate lists: the same set, which is feasible, of the
+largest total size, and the lexicographically first such set in queue order. The fast
+path (EASY's scan, :func:`~sitesim.schedulers.backfill.scan`, when it meets
+:func:`~sitesim.schedulers.lookahead.bound`) is checked to give the program's answer.
 """
 
 from __future__ import annotations
@@ -16,23 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitesim.schedulers import lookahead
-from sitesim.schedulers.compiled import twin
-from sitesim.schedulers.lookahead import greedy, pack_dp, pack_python
-
-_module = twin("_backfill")
-COMPILED = getattr(_module, "pack", None)
-
-needs_compiled = pytest.mark.skipif(
-    COMPILED is None,
-    reason="the compiled packing step is not in use (not built: no C compiler at install; or SITESIM_COMPILED=0): nothing to compare",
-)
-
-#: Both implementations, the compiled one skipped where it was not built.
-IMPLEMENTATIONS = [
-    pytest.param(pack_python, id="python"),
-    pytest.param(COMPILED, id="compiled", marks=needs_compiled),
-]
+from sitesim.schedulers.backfill import scan
+from sitesim.schedulers.lookahead import bound, pack
+from tests.helpers import job
 
 Case = tuple[list[int], list[bool], int, int]
 
@@ -66,26 +51,32 @@ def cases(draw: st.DrawFn, most: int = 10) -> Case:
     return sizes, late, draw(st.integers(0, 40)), draw(st.integers(0, 40))
 
 
+def greedy(sizes: list[int], late: list[bool], free: int, extra: int) -> tuple[list[int], int]:
+    """EASY's scan over candidates of these sizes, the late ones ending after the
+    shadow time (at 10): the positions taken and their total size."""
+    candidates = [job(i + 1, 0, size, 0, 20 if late[i] else 5) for i, size in enumerate(sizes)]
+    taken, left, _spare = scan(candidates, 0, free, 0, 10, extra)
+    return taken, free - left
+
+
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(cases())
-def test_both_give_the_first_maximal_set(case: Case) -> None:
+def test_the_program_gives_the_first_maximal_set(case: Case) -> None:
     expected = brute(*case)
-    got = pack_python(*case)
+    got = pack(*case)
     assert got == expected
     assert feasible(got, case)
-    assert pack_dp(*case) == expected
-    if COMPILED is not None:
-        assert COMPILED(*case) == expected
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(cases())
 def test_the_fast_path_is_the_dynamic_programs_answer(case: Case) -> None:
-    taken, used, bound = greedy(*case)
-    assert used <= bound and feasible(taken, case)
+    taken, used = greedy(*case)
+    assert used <= bound(*case) and feasible(taken, case)
     assert sum(case[0][i] for i in taken) == used
-    if used == bound:
-        assert taken == pack_dp(*case)
+    assert sum(case[0][i] for i in brute(*case)) <= bound(*case)
+    if used == bound(*case):
+        assert taken == pack(*case)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -93,43 +84,34 @@ def test_the_fast_path_is_the_dynamic_programs_answer(case: Case) -> None:
 def test_the_scan_is_the_first_feasible_set(case: Case) -> None:
     """The claim behind the fast path: EASY's scan gives the lexicographically first
     feasible set, i.e. a set no candidate it skipped could join."""
-    taken, _, _ = greedy(*case)
+    taken, _ = greedy(*case)
     for i in range(len(case[0])):
         if i not in taken:
             assert not feasible(sorted([*(j for j in taken if j < i), i]), case)
 
 
-@needs_compiled
-@settings(max_examples=150, deadline=None, derandomize=True)
-@given(cases(most=60), st.integers(0, 600), st.integers(0, 600))
-def test_the_twin_agrees_on_longer_lists(case: Case, free: int, extra: int) -> None:
-    sizes, late, _, _ = case
-    sizes = [size * 7 for size in sizes]  # sizes up to 140 on up to 600 nodes
-    assert COMPILED(sizes, late, free, extra) == pack_python(sizes, late, free, extra)
-
-
 def test_a_case_the_scan_gets_wrong() -> None:
     """EASY's scan takes the 3 and strands a node; the two 2s fill the machine."""
     case: Case = ([3, 2, 2], [False, False, False], 4, 0)
-    assert greedy(*case) == ([0], 3, 4)
-    assert pack_python(*case) == pack_dp(*case) == [1, 2]
+    assert greedy(*case) == ([0], 3)
+    assert bound(*case) == 4
+    assert pack(*case) == [1, 2]
 
 
 def test_late_jobs_keep_the_reservation() -> None:
     """Late candidates share the extra nodes: 6 late nodes of 10 free, 5 extra."""
     case: Case = ([4, 3, 3, 2], [True, True, True, False], 10, 6)
-    assert pack_python(*case) == [1, 2, 3]  # 8 nodes; 4 + 3 + 2 would be 9 but 7 late
+    assert pack(*case) == [1, 2, 3]  # 8 nodes; 4 + 3 + 2 would be 9 but 7 late
 
 
 def test_ties_go_to_the_head() -> None:
     # {0, 3} and {1, 2} both fill 5 nodes; the one holding candidate 0 wins.
-    assert pack_python([2, 1, 4, 3], [False] * 4, 5, 0) == [0, 3]
+    assert pack([2, 1, 4, 3], [False] * 4, 5, 0) == [0, 3]
     # Duplicates: the earliest copies.
-    assert pack_python([2, 2, 2, 2], [False] * 4, 5, 5) == [0, 1]
-    assert pack_python([3, 2, 2, 2], [False] * 4, 4, 0) == [1, 2]
+    assert pack([2, 2, 2, 2], [False] * 4, 5, 5) == [0, 1]
+    assert pack([3, 2, 2, 2], [False] * 4, 4, 0) == [1, 2]
 
 
-@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
@@ -143,19 +125,14 @@ def test_ties_go_to_the_head() -> None:
         (([5, 5, 5], [False, True, False], 10, 10), [0, 1]),  # duplicates
     ],
 )
-def test_edge_cases(impl, case: Case, expected: list[int]) -> None:
-    assert impl(*case) == expected == brute(*case)
+def test_edge_cases(case: Case, expected: list[int]) -> None:
+    assert pack(*case) == expected == brute(*case)
 
 
-@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     "case",
     [([1], [False, True], 4, 4), ([1], [False], -1, 4), ([1], [False], 4, -1), ([2, 0], [False, False], 4, 4), ([-3], [True], 4, 4)],
 )
-def test_bad_inputs_are_refused(impl, case: Case) -> None:
+def test_bad_inputs_are_refused(case: Case) -> None:
     with pytest.raises(ValueError):
-        impl(*case)
-
-
-def test_pack_is_a_twin_or_the_reference() -> None:
-    assert lookahead.pack is (COMPILED if COMPILED is not None else pack_python)
+        pack(*case)

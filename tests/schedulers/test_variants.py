@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import DAY, SiteConfig, run_site
+from sitesim.schedulers import multifactor
 from sitesim.schedulers.base import available, make_scheduler
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.workload.job import Job
@@ -250,3 +251,22 @@ def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
     result = sitesim.simulate(users=8, scheduler=f"partitioned:{path}", duration=10, seed=2)
     assert result.summary["system"]["completed"] > 100
     assert [part["scheduler"] for part in result.summary["system"]["partitions"].values()] == [spec, spec]
+
+
+@pytest.mark.skipif(multifactor.RANK is None, reason="the compiled ranking is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.parametrize("spec", ["multifactor:period=0", "multifactor:period=0,favor=small,age=5000,max_age=40",
+                                  "multifactor:period=10,half_life=60"])
+@settings(max_examples=EXAMPLES // 2, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
+def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users: list[int]) -> None:
+    """The compiled ranking gives MultifactorScheduler.priority's order, event for event."""
+    nodes, jobs = case
+    runs = []
+    for rank in (multifactor.RANK, None):
+        fresh = _fresh(jobs)
+        for j, user in zip(fresh, users):
+            j.user = user
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(multifactor, "RANK", rank)
+            runs.append(run_jobs(fresh, nodes, spec).events)
+    assert runs[0] == runs[1]
