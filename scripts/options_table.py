@@ -27,7 +27,7 @@ def table() -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for o in options.OPTIONS:
-        defaults = {m: "—" if o.defaults[m] is None else options.person_value(o, o.defaults[m]) for m in o.modes}
+        defaults = {m: "—" if o.defaults.get(m) is None else options.person_value(o, o.defaults[m]) for m in o.modes}
         shown = {str(v) for v in defaults.values()}
         default = next(iter(shown)) if len(shown) == 1 else ", ".join(f"{v} ({m})" for m, v in defaults.items())
         flags = ", ".join(f"`{f}`" for f in (*([o.short] if o.short else []), o.flag))

@@ -24,7 +24,6 @@ from sitesim.errors import InputError
 from sitesim.metrics.records import JobTable
 from sitesim.runs import options
 from sitesim.runs.components import resolve
-from sitesim.runs.policy import machine_nodes
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import run_site
 from sitesim.runs.sitefile import load_site_file, site_config
@@ -100,16 +99,11 @@ def _options(given: dict[str, Any], mode: str) -> dict[str, Any]:
     return options.from_person({k: v for k, v in given.items() if v is not None}, mode)
 
 
-def _nodes(values: dict[str, Any], sched: object, from_site: bool) -> None:
-    """The machine size: given, else a ready-made scheduler's, else what the policy
-    declares (``partitioned:FILE``; :func:`sitesim.runs.policy.machine_nodes`, the rule
-    the command line and sweeps follow); a site file's own size comes before the last."""
-    if values.get("nodes") is not None:
-        return
-    if sched is not None:
+def _nodes(values: dict[str, Any], sched: object) -> None:
+    """A ready-made scheduler's machine, unless a size is given (the rest of the
+    machine-size rule is the configuration's own: :func:`sitesim.runs.sitefile.site_config`)."""
+    if values.get("nodes") is None and sched is not None:
         values["nodes"] = getattr(sched, "nodes", None)
-    elif not from_site and "scheduler" in values:
-        values["nodes"] = machine_nodes(values["scheduler"], None)
     if values.get("nodes") is None:
         values.pop("nodes", None)
 
@@ -136,9 +130,7 @@ def simulate(
     base = load_site_file(site) if site is not None else {}
     values, sched, est = _components({"users": users, **settings})
     overrides = _options(values, options.SITE)
-    _nodes(overrides, sched, "nodes" in base)
-    if "max_jobs" in overrides and "duration" not in overrides and "duration" not in base:
-        base["duration"] = None
+    _nodes(overrides, sched)
     config = site_config(base, overrides)
     table = JobTable()
     result = run_site(
@@ -165,7 +157,7 @@ def replay(
     extra = _iterable(observers, "observers")
     values, sched, est = _components(dict(settings))
     stored = _options({**values, "trace": str(trace_path)}, options.REPLAY)
-    _nodes(stored, sched, False)
+    _nodes(stored, sched)
     config = ReplayConfig(**stored)
     table = JobTable()
     result = run_replay(

@@ -1,6 +1,7 @@
 """The ``sitesim`` command, in the shape of the paper's SiteSim:
 
-    sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <fcfs|easy>]
+    sitesim [-d] [-c <swf> | [-u <#>] [-m <model>] [-w <pool>]] [-s <policy>] [options]
+    sitesim {fit,sweep,study,plot,convert} ...
 
 ``-c`` replays a trace (conventional, open model); otherwise users are simulated
 (site-level, closed loop). Exit status: 0 success, 2 usage error or bad input, 130/143
@@ -215,13 +216,17 @@ def _given(args: argparse.Namespace, mode: str) -> dict[str, Any]:
 
 
 def _partitions(args: argparse.Namespace, given: dict[str, Any]) -> None:
-    """``--partitions FILE`` is ``-s partitioned:FILE``: one policy, named either way."""
+    """``--partitions FILE`` names the policy that owns a site file's ``[[partitions]]``
+    table (``partitioned:FILE``), as a site file holding that table does."""
     if args.partitions is None:
         return
+    from sitesim.schedulers.base import available
+
+    (policy,) = [name for name, cls in available().items() if cls.site_table == "partitions"]
     if "scheduler" in given:
         raise InputError(f"scheduler {given['scheduler']!r} given with partitions: each partition sets its own"
                          " policy", field="--scheduler")
-    given["scheduler"] = f"partitioned:{args.partitions}"
+    given["scheduler"] = f"{policy}:{args.partitions}"
 
 
 class _Usage(Exception):
@@ -308,14 +313,6 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     base = load_site_file(args.site) if args.site is not None else {}
     overrides = _stored(_given(args, options.SITE), options.SITE)
     _partitions(args, overrides)  # replaces the site file's partitions or scheduler
-    if "scheduler" in overrides and "nodes" not in overrides:
-        from sitesim.runs.policy import machine_nodes
-
-        declared = machine_nodes(overrides["scheduler"], None)  # a policy that brings its machine
-        if declared is not None:
-            overrides["nodes"] = declared
-    if "max_jobs" in overrides and "duration" not in overrides and "duration" not in base:
-        base["duration"] = None
     origin = str(site_path(args.site)) if args.site is not None else None
     config = site_config(base, overrides, origin=origin)
     started = time.perf_counter()

@@ -193,7 +193,8 @@ class Option:
     help: str
     #: The runs that use it: ``site``, ``replay`` or both.
     modes: tuple[str, ...]
-    #: Default in each mode that uses it (None: unset, e.g. no job limit).
+    #: Default in each mode that uses it (None: unset, e.g. no job limit; missing: the
+    #: option must be given, as a replay's trace).
     defaults: Mapping[str, Any]
     #: A short flag (``-u``) and older spellings still accepted (``--jobs`` for
     #: ``--max-jobs``; ``duration_days`` in site files).
@@ -212,7 +213,7 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     def default(self, mode: str) -> Any:
-        return self.defaults[mode]
+        return self.defaults.get(mode)
 
     def convert(self, value: Any) -> Any:
         """The stored value of a value a person gave (checked; days become seconds)."""
@@ -220,10 +221,12 @@ class Option:
             return None
         return self.kind.check(self.name, value)
 
-    def check_stored(self, value: Any) -> Any:
-        """Check a configuration's stored value (the records' validation)."""
-        if value is None and (self.optional or None in self.defaults.values()):
-            # (a duration of None: until the job limit; the record checks that one is set)
+    def check_stored(self, value: Any, mode: str) -> Any:
+        """Check a configuration's stored value (the records' validation): None only
+        where it means something in that kind of run (no job limit; a replay's machine
+        size from its trace; a duration of None, until the job limit, which the record
+        checks is set)."""
+        if value is None and (self.optional or self.defaults.get(mode, 0) is None):
             return None
         return self.kind.stored(self.name, value)
 
@@ -271,7 +274,7 @@ OPTIONS: tuple[Option, ...] = (
            _SITE_ONLY, {SITE: "gas"}),
     # Replays.
     Option("trace", Text(what="a path", metavar="SWF"), "the SWF trace to replay (.swf or .swf.gz), open"
-           " model", _REPLAY_ONLY, {REPLAY: None}, short="-c", aliases=("conventional",)),
+           " model", _REPLAY_ONLY, {}, short="-c", aliases=("conventional",)),
     Option("load_factor", Number(MIN_LOAD_FACTOR, MAX_LOAD_FACTOR), "inter-arrival times x 1/X (X > 1 raises"
            " the load)", _REPLAY_ONLY, {REPLAY: 1.0}),
     Option("failures", Choice(("trace", "none")), "trace: status-0 jobs fail at their recorded runtime;"
@@ -316,8 +319,9 @@ def names(mode: str | None = None) -> tuple[str, ...]:
 
 
 def defaults(mode: str) -> dict[str, Any]:
-    """Every option's default in ``mode``: the configuration records' defaults."""
-    return {o.name: o.default(mode) for o in options(mode)}
+    """Every option's default in ``mode``: the configuration records' defaults (options
+    that must be given, as a replay's trace, have none)."""
+    return {o.name: o.default(mode) for o in options(mode) if mode in o.defaults}
 
 
 def default(name: str, mode: str) -> Any:
@@ -329,7 +333,7 @@ def check_record(record: Any, mode: str, skip: Iterable[str] = ()) -> None:
     """Check every stored value of a configuration record against its option."""
     for o in options(mode):
         if o.name not in skip:
-            o.check_stored(getattr(record, o.name))
+            o.check_stored(getattr(record, o.name), mode)
 
 
 def from_person(values: Mapping[str, Any], mode: str, *, where: Callable[[str], InputError] | None = None
@@ -362,7 +366,7 @@ def from_person(values: Mapping[str, Any], mode: str, *, where: Callable[[str], 
 
 def describe(o: Option) -> str:
     """Help text with the runs that use it and the default, for ``--help``."""
-    defaults = {m: person_value(o, o.defaults[m]) for m in o.modes}
+    defaults = {m: person_value(o, o.defaults.get(m)) for m in o.modes}
     shown = set(map(str, defaults.values()))
     if shown == {"None"}:
         default = ""

@@ -32,7 +32,7 @@ import attrs
 from sitesim.errors import InputError
 from sitesim.resources import data_directory, shipped_names
 from sitesim.runs import options
-from sitesim.runs.policy import machine_nodes
+from sitesim.runs.policy import machine_nodes, under
 from sitesim.schedulers.base import available
 from sitesim.runs.site import SiteConfig
 from sitesim.workload.tomlfile import read_toml
@@ -134,12 +134,31 @@ def site_config(
     """A SiteConfig from a site file's values (``base``, read from ``origin``) with
     command-line ``overrides`` on top.
 
+    The rules every surface (command line, Python API, sweeps, studies) shares, here once:
+
+    - a policy that brings its own machine (``partitioned:FILE``) replaces the site's,
+      and its size is the machine's unless one is given
+      (:func:`sitesim.runs.policy.machine_nodes`);
+    - any other policy given on top of a site runs on the site's machine as the site's
+      policy describes it (``Scheduler.under``): on a partitioned site, in every
+      partition;
+    - a job limit given without a duration, on a site that sets none, runs until the
+      jobs have ended (no duration).
+
     An invalid value is reported where it was given: ``FILE: users: ...`` for a value
     from the site file, ``--users: ...`` for one from the command line, so an error
     never blames a flag the user did not type.
     """
     given = {k: v for k, v in overrides.items() if v is not None}
+    site_policy = base.get("scheduler")
+    declared = machine_nodes(given["scheduler"], None) if "scheduler" in given else None
+    if declared is not None:  # a policy that brings its machine replaces the site's
+        given.setdefault("nodes", declared)
+    elif "scheduler" in given and site_policy is not None and given["scheduler"] != site_policy:
+        given["scheduler"] = under(site_policy, given["scheduler"])
     merged = {**base, **given}
+    if "max_jobs" in given and "duration" not in given and "duration" not in base:
+        merged["duration"] = None
     unknown = set(merged) - {f.name for f in attrs.fields(SiteConfig)}
     if unknown:
         raise InputError(f"unknown site setting(s): {', '.join(sorted(unknown))}")

@@ -74,6 +74,13 @@ class HoldScheduler(Composite):
         return arg is None  # hold:BASE is its base where nothing is held
 
     @classmethod
+    def declared_nodes(cls, arg: str | None) -> int | None:
+        if arg is None:
+            return None
+        base_cls, base_arg = SCHEDULERS.lookup(arg)
+        return base_cls.declared_nodes(base_arg)  # hold:partitioned:FILE is on the partitions
+
+    @classmethod
     def files(cls, arg: str | None) -> list[str]:
         if arg is None:
             return []

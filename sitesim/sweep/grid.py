@@ -239,20 +239,25 @@ class Grid:
         return list(points.values())
 
 
+def site_values(site: str | None) -> dict[str, Any]:
+    """What a site file sets (nothing without one)."""
+    if site is None:
+        return {}
+    from sitesim.runs.sitefile import load_site_file
+
+    return load_site_file(site)
+
+
 def base_values(mode: str, site: str | None) -> dict[str, Any]:
     """The stored values a point of ``mode`` starts from: the declared defaults, then
     the site file's (site runs)."""
-    values = options.defaults(mode)
-    if mode == options.SITE and site is not None:
-        from sitesim.runs.sitefile import load_site_file
-
-        values.update(load_site_file(site))
-    return values
+    return {**options.defaults(mode), **(site_values(site) if mode == options.SITE else {})}
 
 
 def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
     seeds = grid.seeds()
-    base = base_values(mode, grid.site)
+    site = site_values(grid.site) if mode == options.SITE else {}
+    base = {**options.defaults(mode), **site}
     names = grid.swept(mode)
     axes = [tuple(v if v is None else options.option(n).convert(v) for v in grid.axes[n]) for n in names]
     for combination in itertools.product(*axes, seeds):
@@ -261,11 +266,17 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
         if mode == options.SITE:
             from sitesim.runs.policy import machine_nodes
 
+            if "scheduler" not in values and "scheduler" in site:
+                # The site's own policy: named by the site (whose content the model
+                # fingerprint hashes), not by its path in the run's key.
+                fixed["scheduler"] = None
             if "nodes" not in values:
                 # A partitioned:FILE policy brings its machine, as on the command line.
-                fixed["nodes"] = machine_nodes(fixed["scheduler"], None) or base["nodes"]
+                fixed["nodes"] = machine_nodes(values.get("scheduler"), None) or base["nodes"]
             elif fixed["nodes"] is None:
                 fixed["nodes"] = base["nodes"]
+            if "max_jobs" in values and "duration" not in values and "duration" not in site:
+                fixed["duration"] = None  # until the jobs have ended, as on the command line
         optional: dict[str, Any] = {c: values[c] for c in OPTIONAL_COLUMNS if c in values}
         yield Point(mode, site=grid.site if mode == options.SITE else None, **fixed, **optional)
 
@@ -358,20 +369,29 @@ def _check_trace(trace: str) -> None:
 
 def _check_adaptive(grid: Grid) -> None:
     """A request policy that reads availability lists with a scheduler that exports none
-    (``--adaptive`` with fcfs) is refused before any run, as the run itself would."""
+    (``--adaptive`` with fcfs) is refused before any run, as the run itself would: each
+    distinct machine of the grid's adaptive site runs is built as the run builds it
+    (its site's policy and size included)."""
     from types import SimpleNamespace
 
     from sitesim.moldable.gas import REQUEST_POLICIES
     from sitesim.moldable.view import AvailabilityView
-    from sitesim.runs.policy import build_scheduler, machine_nodes
+    from sitesim.runs.policy import build_scheduler
+    from sitesim.runs.sitefile import site_config
 
-    for policy in grid.moldable_policy:
-        if not REQUEST_POLICIES.get(policy).needs_availability:
-            continue
-        for sched, n in itertools.product(grid.scheduler, grid.nodes):
-            nodes = machine_nodes(sched, n) or 128
-            site = SimpleNamespace(scheduler=build_scheduler(sched, nodes), env=SimpleNamespace(now=0))
-            AvailabilityView.of(site, f"--adaptive with moldable policy {policy}")  # type: ignore[arg-type]
+    base = site_values(grid.site)
+    asked = set()
+    for point in _expand_mode(grid, options.SITE):
+        policy = dict(point.values).get("moldable_policy", base.get("moldable_policy", "gas"))
+        if point.adaptive and REQUEST_POLICIES.get(policy).needs_availability:
+            asked.add((point.scheduler, point.nodes, policy))
+    machines = set()
+    for scheduler, nodes, policy in asked:  # each distinct one once: a grid may have 10^5 points
+        config = site_config(base, {"scheduler": scheduler, "nodes": nodes})
+        machines.add((config.scheduler, config.nodes, policy))
+    for scheduler, nodes, policy in sorted(machines):
+        site = SimpleNamespace(scheduler=build_scheduler(scheduler, nodes), env=SimpleNamespace(now=0))
+        AvailabilityView.of(site, f"--adaptive with moldable policy {policy}")  # type: ignore[arg-type]
 
 
 _SWEPT_NAMES = frozenset([*(o.name for o in options.OPTIONS if o.sweep),

@@ -142,16 +142,11 @@ def run_point(point: Point) -> Row:
 
 
 def site_config_of(point: Point) -> Any:
-    """The site configuration a site-level point runs. A point's policy runs on its
-    site's machine as the site's policy describes it (``Scheduler.under``): on a
-    partitioned site, in every partition."""
-    from sitesim.runs.policy import under
+    """The site configuration a site-level point runs: its settings on top of its site,
+    by the rules every surface shares (:func:`sitesim.runs.sitefile.site_config`; a
+    policy runs on the site's machine, on a partitioned site in every partition)."""
     from sitesim.runs.sitefile import load_site_file, site_config, site_path
 
     base = load_site_file(point.site) if point.site is not None else {}
     origin = str(site_path(point.site)) if point.site is not None else None
-    settings = point.settings()
-    policy = base.get("scheduler")
-    if policy is not None and settings.get("scheduler") not in (None, policy):
-        settings["scheduler"] = under(policy, settings["scheduler"])
-    return site_config(base, settings, origin=origin)
+    return site_config(base, point.settings(), origin=origin)
