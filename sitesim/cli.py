@@ -130,7 +130,8 @@ def _estimates_help() -> str:
 def _moldable_policy_help() -> str:
     from sitesim.moldable.gas import REQUEST_POLICIES
 
-    return f"how moldable jobs choose their size (default gas). {REQUEST_POLICIES.help()}".replace("%", "%%")
+    described = options.describe(options.option("moldable_policy"))
+    return f"{described}; with --moldable in a replay too. {REQUEST_POLICIES.help()}".replace("%", "%%")
 
 
 #: Help texts that list a registry, written only when help is shown (see _Parser).

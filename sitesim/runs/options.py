@@ -379,7 +379,9 @@ def describe(o: Option) -> str:
 
 
 def person_value(o: Option, value: Any) -> Any:
-    """A stored value in the unit a person gives it (days for a duration)."""
+    """A stored value in the unit a person gives it (days for a duration: a whole
+    number of days as an int, so it reads back as written)."""
     if value is not None and isinstance(o.kind, Days):
-        return f"{value / DAY:g}"
+        days = value / DAY
+        return int(days) if days.is_integer() else days
     return value

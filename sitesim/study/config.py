@@ -149,12 +149,12 @@ def model_fingerprint(base: SiteConfig) -> str:
     ``sitesim sweep`` name the same runs with the same ``model``. Table and population
     files count by name and content, not by the path they were reached by, so a study
     rerun from another folder (``--from``) names the same runs."""
-    model = site_model(base)
-    for name in ("empirical", "population"):  # files by name: their content is hashed too
-        value = model["config"].get(name)
-        if isinstance(value, str) and (name == "population" or value.endswith(".json")):
-            model["config"][name] = Path(value).name
-    return digest({"mode": "site", "site": model})
+    return digest({"mode": "site", "site": site_model(base)})
+
+
+#: Settings that name a table file (``population``, an ``empirical`` ``.json``): written
+#: to study.toml relative to the study's folder and read back from it, as ``site`` is.
+_FILES = ("population", "empirical")
 
 
 def write_study_file(path: Path, study: StudyConfig, model: str) -> None:
@@ -175,8 +175,9 @@ def write_study_file(path: Path, study: StudyConfig, model: str) -> None:
     if study.users:
         lines.append(f"users = {_toml_list(study.users)}")
     for name, value in study.settings:
-        o = options.option(name)
-        lines.append(f"{name} = {json.dumps(value / DAY if isinstance(o.kind, options.Days) else value)}")
+        if name in _FILES and isinstance(value, str) and value.endswith(".json") and not Path(value).is_absolute():
+            value = os.path.relpath(Path(value).resolve(), path.parent.resolve())  # moves with the study
+        lines.append(f"{name} = {json.dumps(options.person_value(options.option(name), value))}")
     lines.append(f"model = {json.dumps(model)}  # fingerprint of the site model (docs/sweeps.md)")
     with atomic_text_write(path) as out:
         out.write("\n".join(lines) + "\n")
@@ -208,6 +209,10 @@ def read_study_file(path: Path) -> tuple[StudyConfig, dict[str, Any]]:
         raise InputError("wrong type (a list)", path=where, field="users")
     given = {k: data[k] for k in SETTINGS if k in data}
     try:
+        for name in _FILES:  # relative table files are the study folder's
+            value = given.get(name)
+            if isinstance(value, str) and value.endswith(".json") and not Path(value).is_absolute():
+                given[name] = str(path.parent / value)
         settings = settings_of(given)
     except InputError as exc:
         raise InputError(exc.message, path=where, field=exc.field) from None

@@ -186,16 +186,21 @@ class Grid:
         self.replications = replications
         self.site = site
         #: Swept options: name -> values, as a person gives them (days).
-        self.axes: dict[str, tuple[Any, ...]] = {options.option(n).name: _axis(options.option(n).name, v)
-                                                 for n, v in axes.items()}
+        self.axes: dict[str, tuple[Any, ...]] = {}
+        for given, value in axes.items():
+            name = options.option(given).name
+            if name in self.axes:
+                raise InputError(f"given twice (as {name} and its older spelling)", field=given)
+            self.axes[name] = _axis(name, value)
 
     def __getattr__(self, name: str) -> Any:
+        """An axis as given, in the option's unit (days for ``duration``); an option the
+        grid does not vary reads as its declared default, one value."""
         if name in _SWEPT_NAMES:
             o = options.option(name)
             if o.name in self.axes:
-                values = self.axes[o.name]
-                return tuple(o.convert(v) for v in values) if isinstance(o.kind, options.Days) else values
-            return (o.defaults.get(options.SITE, o.defaults.get(options.REPLAY)),)
+                return self.axes[o.name]
+            return (options.person_value(o, o.defaults.get(options.SITE, o.defaults.get(options.REPLAY))),)
         raise AttributeError(name)
 
     def with_replications(self, replications: int) -> Grid:

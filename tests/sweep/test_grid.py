@@ -75,7 +75,11 @@ def test_bad_grids_are_input_errors(spec: dict, message: str) -> None:
 
 
 def test_durations_are_days_as_everywhere() -> None:
-    assert Grid(duration=(1, 0.5, 365)).duration == (86400, 43200, 365 * 86400)
+    grid = Grid(duration=(1, 0.5, 365))
+    assert grid.duration == (1, 0.5, 365)  # as given, in days
+    assert [p.duration for p in grid.points()] == [86400, 43200, 365 * 86400]  # stored in seconds
+    with pytest.raises(InputError, match="given twice"):
+        Grid(duration=1, duration_days=2)
     with pytest.raises(InputError):
         Grid(duration="soon").points()
 
@@ -86,7 +90,7 @@ def test_flags_override_the_toml_grid(tmp_path: Path) -> None:
     args = build_parser().parse_args(["--grid", str(toml), "--users", "20,40", "--replications", "2"])
     grid = grid_from_mapping(grid_spec(args))
     assert grid.users == (20, 40) and grid.scheduler == ("fcfs", "easy")
-    assert grid.duration == (2 * 86400,) and grid.replications == 2
+    assert grid.duration == (2,) and grid.replications == 2
 
 
 def test_nodes_trace_means_the_trace_header(tmp_path: Path) -> None:
