@@ -283,6 +283,8 @@ def _expand_mode(grid: Grid, mode: str) -> Iterator[Point]:
             if "max_jobs" in values and "duration" not in values and "duration" not in site:
                 fixed["duration"] = None  # until the jobs have ended, as on the command line
         optional: dict[str, Any] = {c: values[c] for c in OPTIONAL_COLUMNS if c in values}
+        if "adaptive" in values:  # adaptive users' runs name their request policy, swept or not
+            optional.setdefault("moldable_policy", base.get("moldable_policy"))
         yield Point(mode, site=grid.site if mode == options.SITE else None, **fixed, **optional)
 
 
