@@ -27,7 +27,7 @@ they had drifted (a site file could not set ``adaptive``, the command line not
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from attrs import define
@@ -329,11 +329,10 @@ def default(name: str, mode: str) -> Any:
     return _BY_NAME[name].default(mode)
 
 
-def check_record(record: Any, mode: str, skip: Iterable[str] = ()) -> None:
+def check_record(record: Any, mode: str) -> None:
     """Check every stored value of a configuration record against its option."""
     for o in options(mode):
-        if o.name not in skip:
-            o.check_stored(getattr(record, o.name), mode)
+        o.check_stored(getattr(record, o.name), mode)
 
 
 def from_person(values: Mapping[str, Any], mode: str, *, where: Callable[[str], InputError] | None = None
