@@ -43,7 +43,9 @@ def trace_path() -> Callable[[str], Path]:
 
 class SharedFits:
     """``sitesim fit`` of each log in ``SITESIM_TRACES``, made once per test session:
-    fitting the larger logs takes 10-40 s each, and several tests need the same sites."""
+    fitting the larger logs takes 10-40 s each, and several tests need the same sites.
+    Under pytest-xdist each worker has a session of its own, so the tests that use it are
+    put in one ``xdist_group`` ("shared-fits")."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

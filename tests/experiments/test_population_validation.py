@@ -28,7 +28,8 @@ LOGS = ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-
 #: service they meet their rules.
 SHORT = ("jobs_per_session", "session_hours")
 
-pytestmark = pytest.mark.traces
+#: One worker makes every log's fit once (tests/conftest.py, ``shared_fit``).
+pytestmark = [pytest.mark.traces, pytest.mark.xdist_group("shared-fits")]
 
 
 @pytest.mark.parametrize("name", LOGS)

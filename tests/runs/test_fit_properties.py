@@ -138,6 +138,7 @@ SLOW_BYTES = 1_500_000
 
 
 @pytest.mark.traces
+@pytest.mark.xdist_group("shared-fits")  # the fits are made once, on one worker
 @pytest.mark.parametrize("name", _shared_logs())
 def test_every_shared_log_fits_to_a_site_that_runs(name: str | None, shared_fit, tmp_path: Path) -> None:
     """A log of ``$SITESIM_TRACES``: refused in one line with nothing written (no user
