@@ -164,7 +164,7 @@ def parse_time(text: str, zone: ZoneInfo) -> float | None:
     if not 0 <= seconds <= MAX_SECONDS:
         raise TimeRefused(f"{text.strip()!r} is outside 1970..2106 (SWF times are Unix seconds up to"
                           f" {years(MAX_SECONDS)} after 1970)")
-    if wall is not None and datetime.fromtimestamp(seconds, timezone.utc).astimezone(zone).replace(tzinfo=None) != wall:
+    if wall is not None and stamp.astimezone(timezone.utc).astimezone(zone).replace(tzinfo=None) != wall:
         raise TimeRefused(f"{text.strip()!r} does not exist in {zone.key}: the clocks skipped it at a"
                           " daylight-saving change (is --timezone the zone sacct printed in?)")
     return seconds
