@@ -15,13 +15,79 @@ and the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a
 source distribution made where it is missing) leaves the extensions out, and
 MANIFEST.in ships their sources anyway.
+
+Beside the compiled modules the build writes a record of their sizes and hashes
+(``_compiled.json``; sitesim/schedulers/twin_manifest.py), in the build tree (so the
+wheel carries it) and, for an in-place or editable build, in the source tree: the
+loader checks each compiled module against it before loading, since a truncated one
+kills the process (SIGBUS) instead of raising an error it could fall back from.
 """
 
+import importlib.util
+import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 DATA = {"sitesim.empirical": "empirical", "sitesim.models": "models"}
+HERE = Path(__file__).resolve().parent
+
+
+def _twin_manifest():
+    """sitesim/schedulers/twin_manifest.py, loaded by path: importing the package would
+    need its dependencies, which a build does not have."""
+    spec = importlib.util.spec_from_file_location("twin_manifest", HERE / "sitesim" / "schedulers" / "twin_manifest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildWithManifest(build_ext):
+    """build_ext, then the record of what it built, beside each copy of the modules."""
+
+    def run(self):
+        super().run()
+        manifest = _twin_manifest()
+        for directory, modules in self._module_copies().items():
+            if any(path.is_file() for path in modules):
+                manifest.write(directory, modules)
+
+    def _module_copies(self):
+        """Folder -> the compiled modules in it: the build tree's, and the source tree's
+        for an in-place (or editable) build."""
+        build_py = self.get_finalized_command("build_py")
+        copies = {}
+        for ext in self.extensions:
+            filename = self.get_ext_filename(self.get_ext_fullname(ext.name))
+            built = Path(self.build_lib) / filename
+            copies.setdefault(built.parent, []).append(built)
+            if self.inplace:
+                package = ".".join(self.get_ext_fullname(ext.name).split(".")[:-1])
+                local = Path(build_py.get_package_dir(package)) / os.path.basename(filename)
+                copies.setdefault(local.parent, []).append(local)
+        return copies
+
+    def get_outputs(self):
+        return [*super().get_outputs(), *self._manifests()]
+
+    def get_output_mapping(self):
+        mapping = dict(super().get_output_mapping())
+        if self.inplace:
+            built, local = self._manifest_pair()
+            mapping[built] = local
+        return mapping
+
+    def _manifests(self):
+        built, local = self._manifest_pair()
+        return [local if self.inplace else built]
+
+    def _manifest_pair(self):
+        name = _twin_manifest().MANIFEST
+        build_py = self.get_finalized_command("build_py")
+        return (os.path.join(self.build_lib, "sitesim", "schedulers", name),
+                os.path.join(build_py.get_package_dir("sitesim.schedulers"), name))
 
 
 def extensions() -> list[Extension]:
@@ -47,4 +113,5 @@ setup(
                   "sitesim.models": ["*.toml"]},
     include_package_data=False,
     ext_modules=extensions(),
+    cmdclass={"build_ext": BuildWithManifest},
 )

@@ -57,6 +57,15 @@ POPULATION_BOUNDS: dict[str, tuple[float, float]] = {
 #: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
 #: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
 MAX_LINE_BYTES = 1 << 20
+#: Jobs that the pending array lines of one sacct log stand for (``1234_[1-1000]`` is a
+#: thousand): a hundred arrays at Slurm's default ``MaxArraySize`` (1001). Each task
+#: becomes an SWF job (about 500 bytes while converting: 10^6 took 40 s and 0.5 GB); a
+#: line naming 10^8 tasks expanded for minutes before memory ran out.
+MAX_ARRAY_TASKS = 100_000
+#: Observations behind one value of an empirical table (its ``counts``, and ``n``): the
+#: largest logs hold about 10^8 jobs; the counts are summed in 64 bits, so a count of
+#: 10^300 overflowed instead of being refused.
+MAX_OBSERVATIONS = 10**12
 #: Replications of each base seed in a sweep.
 MAX_REPLICATIONS = 10_000
 #: Runs in one sweep: each takes from a fraction of a second to hours, so 100,000 is

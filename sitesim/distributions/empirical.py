@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_OBSERVATIONS
 
 #: Digits kept for knot probabilities in JSON (deterministic, compact).
 Q_DIGITS = 9
@@ -268,14 +269,41 @@ class EmpiricalContinuous:
         )
 
 
+def _observations(counts: object, field: str) -> list[int]:
+    """``counts`` as whole numbers of observations, each and in total at most
+    :data:`~sitesim.limits.MAX_OBSERVATIONS` (an input error naming ``field`` otherwise):
+    they are summed in 64 bits, where 10^300 overflowed."""
+    if not isinstance(counts, list):
+        raise InputError(f"must be a list of counts, got {counts!r}"[:200], field=field)
+    whole: list[int] = []
+    for count in counts:
+        if isinstance(count, bool) or not isinstance(count, (int, float)) or not (
+                0 <= count <= MAX_OBSERVATIONS and float(count).is_integer()):
+            raise InputError(f"{count!r} is not a whole number of observations in 0..{MAX_OBSERVATIONS:.0e}"[:200],
+                             field=field)
+        whole.append(int(count))
+    if sum(whole) > MAX_OBSERVATIONS:
+        raise InputError(f"the counts add up to {sum(whole):,}: more than {MAX_OBSERVATIONS:.0e} observations",
+                         field=field)
+    return whole
+
+
+def _knot_values(values: Sequence[Any]) -> NDArray[Any]:
+    """Discrete values as 64-bit integers where they all are whole numbers within that
+    range, else as floats (so 10^30 reaches the range check as 1e30, not an OverflowError)."""
+    if all(isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**63 for v in values):
+        return np.asarray(values, dtype=np.int64)
+    return np.asarray(values, dtype=float)
+
+
 def distribution_from_dict(data: Mapping[str, Any], *, where: str = "<dict>") -> Distribution:
     """Rebuild a distribution from :meth:`to_dict` output (``where`` names it in errors)."""
     try:
         kind = data["kind"]
+        if kind in ("discrete", "continuous") and data.get("n") is not None:
+            _observations([data["n"]], "n")
         if kind == "discrete":
-            values: Sequence[Any] = data["values"]
-            is_int = all(isinstance(v, int) for v in values)
-            return EmpiricalDiscrete(np.asarray(values, dtype=np.int64 if is_int else float), data["counts"])
+            return EmpiricalDiscrete(_knot_values(data["values"]), _observations(data["counts"], "counts"))
         if kind == "continuous":
             return EmpiricalContinuous(data["q"], data["x"], n=data.get("n"))
         if kind == "parametric":
@@ -284,8 +312,8 @@ def distribution_from_dict(data: Mapping[str, Any], *, where: str = "<dict>") ->
             return ParametricDistribution.from_dict(data)
     except InputError as exc:
         raise InputError(exc.message, path=where, field=exc.field) from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"malformed distribution: {exc!r}", path=where) from None
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise InputError(f"malformed distribution: {exc!r}"[:300], path=where) from None
     raise InputError(f"unknown distribution kind {kind!r}", path=where)
 
 

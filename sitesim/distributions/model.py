@@ -215,7 +215,8 @@ class EmpiricalModel:
             try:
                 loaded[name] = distribution_from_dict(raw, where=where)
             except InputError as exc:
-                raise InputError(exc.message, path=where, field=name) from None
+                key = f"{name}.{exc.field}" if exc.field else name
+                raise InputError(exc.message, path=where, field=key) from None
         for name in ("batch_width", "size", "run_size", "repetitions"):
             if loaded[name] is not None and not isinstance(loaded[name], EmpiricalDiscrete):
                 raise InputError("must be a discrete distribution", path=where, field=name)

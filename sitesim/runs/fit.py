@@ -20,6 +20,14 @@ observations fall back to pooled ones (:mod:`sitesim.users.population`), and val
 beyond the limits the loaders set are capped at them and counted
 (:mod:`sitesim.analysis.bounds`; the report's ``# capped`` line).
 
+Jobs larger than the machine the header declares are fitted as they are, and a run of
+the site clips them to the whole machine (``size_mapping = "clip"``): the fit says how
+many there are and the largest in its report (``# larger than the machine``) and in
+``population.json`` (``provenance.larger_than_machine``), since a header that
+understates the machine (a partition's size) makes every such job a full-machine job.
+A fit is not refused for them: the rest of the log is still a population, and the count
+says how far its sizes can be trusted (none of the shared archive logs has such a job).
+
 Local time comes from the header (:class:`~sitesim.workload.calendar.Clock`): the zone
 ``TimeZoneString`` names, daylight saving included, else the ``TimeZone`` offset; the
 report, ``population.json`` (``clock.local_time``, ``provenance.clock_from``) and a
@@ -58,6 +66,23 @@ MIN_USERS = 3
 
 
 @define(slots=True, frozen=True)
+class Oversized:
+    """Usable jobs asking for more than the machine the header declares."""
+
+    count: int
+    largest: int
+    machine: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"count": self.count, "largest": self.largest, "machine_size": self.machine}
+
+    def describe(self, jobs: int) -> str:
+        return (f"{self.count:,} of {jobs:,} jobs ask for more than the header's machine ({self.machine:,}; the"
+                f" largest {self.largest:,}): a run clips them to the whole machine; if the machine is larger,"
+                " declare its size as MaxProcs in the log's header")
+
+
+@define(slots=True, frozen=True)
 class FitSummary:
     """What a fit found: the defaults the site file sets, and where its clock came from."""
 
@@ -73,6 +98,18 @@ class FitSummary:
     #: Values of the log beyond what a run accepts, capped at the bound, per table and
     #: field (``empirical.estimate_ratio``; :mod:`sitesim.analysis.bounds`).
     capped: Capped = field(factory=Capped)
+    #: Usable jobs larger than the header's machine (a run clips them to it), and the largest.
+    oversized: Oversized | None = None
+
+
+def _oversized(jobs: list[TraceJob], header: SwfHeader) -> Oversized | None:
+    """The usable jobs larger than the header's machine (None without such jobs, or
+    without a declared machine: then the machine is the largest job)."""
+    declared = header.machine_size()
+    if declared is None:
+        return None
+    sizes = [j.size for j in jobs if j.size > declared]
+    return Oversized(len(sizes), max(sizes), declared) if sizes else None
 
 
 def _read(path: Path, skip_malformed: bool, starts: StartReplay | None) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
@@ -153,6 +190,7 @@ def _fit_log(
         )
     name = name or path.name.split(".swf")[0]
     machine = header.machine_size() or min(max(j.size for j in jobs), MAX_NODES)
+    oversized = _oversized(jobs, header)
     clock = Clock.from_header(header)
     analysis = analyze_jobs(
         jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(source), machine_size=machine
@@ -166,6 +204,7 @@ def _fit_log(
         "cleaning": report.to_dict(),
         "starts": starts.to_dict() if starts is not None else {"simulated": False, "from": "field 3 (wait)"},
         "machine_size_from": "header" if header.machine_size() else "largest job",
+        **({"larger_than_machine": oversized.to_dict()} if oversized is not None else {}),
         "clock_from": clock.describe(),
         "generator": command,
     }
@@ -197,7 +236,7 @@ def _fit_log(
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
         _check_loadable(staged.path("empirical.json") if complete else None, where)
-    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped)
+    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped, oversized)
 
 
 def _check_loadable(empirical: Path | None, where: str) -> None:
@@ -274,6 +313,8 @@ def _fit(args: argparse.Namespace) -> int:
     )
     if info.capped.total:
         print(f"# capped at the limits a run accepts (docs/population.md): {info.capped.describe()}")
+    if info.oversized is not None:
+        print(f"# larger than the machine: {info.oversized.describe(info.jobs)}")
     if not info.complete:
         print("# some empirical tables are empty in this log: the site uses the combined tables for estimates")
     print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'} -s easy")

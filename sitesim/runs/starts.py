@@ -82,12 +82,17 @@ class StartReplay:
         }
 
     def fill(self, records: Iterator[SwfRecord]) -> Iterator[SwfRecord]:
-        """The records with field 3 set to the simulated wait (unreplayed ones keep -1)."""
+        """The records with field 3 set to the simulated wait; a job that took part but
+        could not be replayed (larger than the machine, fitting no partition) gets -1,
+        whatever the log recorded: every start the fit sees comes from the one replay,
+        never a mix of simulated starts and the log's own."""
         starts = self.starts
         for rec in records:
             start = starts.get(int(rec.job_number))
             if start is not None:
                 rec = rec.with_times(rec.submit_time, start - rec.submit_time, rec.run_time, rec.status)
+            elif rec.wait_time != -1 and exclusion_reason(rec, ignore_wait=True) is None:
+                rec = rec.with_times(rec.submit_time, -1, rec.run_time, rec.status)
             yield rec
 
 
@@ -185,4 +190,14 @@ def simulate_starts(
     if replay.counts.unroutable:
         result.left_out["fitting_no_partition"] = replay.counts.unroutable
     result.replayed = len(result.starts)
+    unplaceable = replay.counts.too_large + replay.counts.unroutable
+    if not result.replayed and unplaceable:
+        # Nothing to measure from: the fit would otherwise go on with none of the starts
+        # it was asked to simulate (before: with the log's own waits, as if replayed).
+        left = ", ".join(f"{n:,} {reason}" for reason, n in sorted(result.left_out.items()))
+        raise InputError(
+            f"no job could be replayed under {chosen} on {nodes:,} nodes to simulate the starts ({left}):"
+            " is the header's MaxNodes/MaxProcs the machine's size?",
+            path=str(path),
+        )
     return result

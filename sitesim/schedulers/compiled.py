@@ -9,14 +9,23 @@ twin gives exactly the answers of its Python original, which stays the
 reference and what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in
 the environment makes every run use the Python originals: the same schedules, slower;
 what the wheel check and benchmarks use to set one against the other.
+
+A compiled module is loaded only where it matches the size and hash its build recorded
+beside it (:mod:`sitesim.schedulers.twin_manifest`): a truncated ``.so`` killed the
+process with SIGBUS while being loaded, before any exception could be caught.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 import os
 import warnings
+from pathlib import Path
 from types import ModuleType
+
+from sitesim.schedulers.twin_manifest import problem
 
 #: Environment variable that, set to ``0``, keeps the compiled twins unused.
 ENV = "SITESIM_COMPILED"
@@ -35,17 +44,26 @@ def twin(name: str, package: str = "sitesim.schedulers") -> ModuleType | None:
     A twin that is there but cannot be loaded (a truncated file, one built for another
     Python, a library it needs gone) is not a reason to stop: the Python original gives
     the same schedules, so the run goes on with it, after a warning saying how to
-    rebuild the twin.
+    rebuild the twin. A compiled file is checked against its build's record before it
+    is loaded (:func:`~sitesim.schedulers.twin_manifest.problem`), since loading a
+    truncated one kills the process instead of raising.
     """
     if os.environ.get(ENV, "").strip() == "0":
         return None
     module = f"{package}.{name}"
+    reason: object
     try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as missing:
-        if missing.name == module:  # not built: the Python original is the design
+        spec = importlib.util.find_spec(module)
+        if spec is None:  # not built: the Python original is the design
             return None
-        reason: Exception = missing
+        damaged = _damaged(spec)
+        if damaged is None:
+            return importlib.import_module(module)
+        reason = damaged
+    except ModuleNotFoundError as missing:
+        if missing.name == module:
+            return None
+        reason = missing
     except (ImportError, OSError) as exc:
         reason = exc
     warnings.warn(
@@ -54,3 +72,11 @@ def twin(name: str, package: str = "sitesim.schedulers") -> ModuleType | None:
         CompiledTwinWarning, stacklevel=2,
     )
     return None
+
+
+def _damaged(spec: importlib.machinery.ModuleSpec) -> str | None:
+    """Why the compiled module ``spec`` finds must not be loaded (None for a sound one,
+    or a module that is not compiled)."""
+    if not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader) or spec.origin is None:
+        return None
+    return problem(Path(spec.origin))

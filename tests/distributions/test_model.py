@@ -176,7 +176,7 @@ def test_bad_tables_are_input_errors(tmp_path: Path) -> None:
     (tmp_path / "neg.json").write_text(json.dumps(table))
     with pytest.raises(InputError) as err:
         load_empirical("neg", directory=tmp_path)
-    assert err.value.field == "size"
+    assert err.value.field == "size.counts" and "-3 is not a whole number of observations" in err.value.message
     (tmp_path / "other.json").write_text('{"format": "x"}')
     with pytest.raises(InputError, match="not a sitesim-empirical"):
         load_empirical("other", directory=tmp_path)

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitesim.cli import main
 from sitesim.distributions.model import load_empirical
@@ -52,6 +54,19 @@ BAD = {
     "negative think time": ({"think_time": {"kind": "continuous", "q": [0, 1], "x": [-5, 10]}}, "think_time: value -5"),
     "huge batch": ({"batch_width": {"kind": "discrete", "values": [10**12], "counts": [1]}}, "batch_width: value"),
     "NaN knot": ({"inter_submission": {"kind": "continuous", "q": [0, 1], "x": [0, float("nan")]}}, "inter_submission"),
+    # counts and values beyond 64 bits used to be an OverflowError traceback
+    "count of 1e300": ({"size": {"kind": "discrete", "values": [1, 2], "counts": [1e300, 1]}},
+                       "size.counts: 1e+300 is not a whole number of observations"),
+    "count of 10^30": ({"repetitions": {"kind": "discrete", "values": [1, 2], "counts": [10**30, 1]}},
+                       "repetitions.counts: 1000000000000000000000000000000 is not"),
+    "counts summing past 64 bits": ({"size": {"kind": "discrete", "values": [1, 2], "counts": [2**62, 2**62]}},
+                                    "size.counts: 4611686018427387904 is not"),
+    "fractional count": ({"size": {"kind": "discrete", "values": [1, 2], "counts": [2.5, 1]}}, "size.counts: 2.5"),
+    "value of 10^30": ({"size": {"kind": "discrete", "values": [1, 10**30], "counts": [1, 1]}},
+                       "size: value 1e+30 is outside"),
+    "n of 10^30": ({"runtime": {"kind": "continuous", "q": [0, 1], "x": [0, 1], "n": 10**30}}, "runtime.n: "),
+    "knot probability of 10^400": ({"runtime": {"kind": "continuous", "q": [0, 10**400], "x": [0, 1]}},
+                                   "runtime: malformed distribution"),
 }
 
 
@@ -108,3 +123,28 @@ def test_unknown_model_names_the_folder_not_an_object() -> None:
         return
     folder = Path(str(data_directory("empirical")))
     assert describe(MultiplexedPath(folder)) == str(folder)
+
+
+HUGE = st.sampled_from([10**30, -(10**30), 10**400, 1e300, -1e300, 2**63, 2**64 - 1, 2.5, True, "x", None, []])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(name=st.sampled_from(["size", "batch_width", "runtime", "estimate_ratio"]),
+       key=st.sampled_from(["values", "counts", "q", "x", "n"]), index=st.integers(0, 2), value=HUGE)
+def test_any_huge_number_in_a_table_is_an_input_error_naming_the_key(
+    tmp_path_factory: pytest.TempPathFactory, name: str, key: str, index: int, value: object
+) -> None:
+    table = _table()
+    dist = dict(table["distributions"][name])
+    if key in dist and isinstance(dist[key], list):
+        dist[key] = [value if i == index else v for i, v in enumerate(dist[key])]
+    else:
+        dist[key] = value
+    table["distributions"][name] = dist
+    path = tmp_path_factory.mktemp("t") / "t.json"
+    path.write_text(json.dumps(table))
+    try:
+        load_empirical(str(path))
+    except InputError as exc:
+        assert exc.path == str(path) and str(exc.field).startswith(name), str(exc)
+        assert "\n" not in str(exc)
