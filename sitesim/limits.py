@@ -57,6 +57,13 @@ POPULATION_BOUNDS: dict[str, tuple[float, float]] = {
 #: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
 #: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
 MAX_LINE_BYTES = 1 << 20
+#: Bytes of a file read whole (site, partition, grid and study files, empirical tables,
+#: fitted populations, moldable tables, sweep CSVs), decompressed: the population
+#: ``sitesim fit`` writes for a log of a quarter of a million jobs is about 11 MB, so
+#: the largest archive logs' fit in a few hundred MB. Lines of these files are held to
+#: :data:`MAX_LINE_BYTES` as an SWF log's are, except a JSON table's, whose writer puts
+#: each user's list on one line (sitesim/workload/files.py, ``read_document``).
+MAX_DOCUMENT_BYTES = 1 << 30
 #: Replications of each base seed in a sweep.
 MAX_REPLICATIONS = 10_000
 #: Runs in one sweep: each takes from a fraction of a second to hours, so 100,000 is

@@ -172,7 +172,7 @@ def load_partitions(path: str) -> tuple[PartitionSpec, ...]:
     hold them beside its own settings)."""
     from sitesim.workload.tomlfile import read_toml
 
-    data = read_toml(path)
+    data = read_toml(path, "partition file")
     if "partitions" not in data:
         raise InputError("no [[partitions]] in this file", path=str(path), field="partitions")
     return parse_partitions(data["partitions"], str(path))

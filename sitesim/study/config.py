@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -83,6 +82,7 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
     """
     from sitesim.runs.policy import check_spec
     from sitesim.runs.sitefile import load_site_file, site_config, site_path
+    from sitesim.workload.files import is_stream
 
     if not study.policies:
         raise InputError("name at least one policy", field="--scheduler")
@@ -100,8 +100,12 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
         check_range("--users", users, 1, MAX_USERS, "users")
     site = site_file(study.site, base_dir)
     path = site_path(site)
+    if isinstance(path, Path) and is_stream(path):
+        raise InputError("a pipe or device, not a site file: each of the study's runs reads its site file"
+                         " again, so give a regular file", path=str(path))
     if not path.is_file():
-        raise InputError("site file not found", path=str(path))
+        raise InputError("site file not found" if not path.is_dir() else "a folder, not a site file",
+                         path=str(path))
     values = load_site_file(path)
     overrides: dict[str, Any] = {"seed": study.seeds[0], **dict(study.settings)}
     if study.users:
@@ -190,15 +194,11 @@ def _toml_list(values: Sequence[Any]) -> str:
 def read_study_file(path: Path) -> tuple[StudyConfig, dict[str, Any]]:
     """The study a ``study.toml`` describes, and the file's recorded extras (version, model)."""
     where = str(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise InputError("no such file", path=where) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=where) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"bad TOML: {exc}", path=where) from None
+    from sitesim.workload.tomlfile import read_toml
+
+    if not os.path.lexists(path):
+        raise InputError("no such file", path=where)
+    data = read_toml(path, "study file")
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise InputError(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})", path=where)

@@ -112,7 +112,9 @@ def has_jobs(trace: Path) -> bool:
     rather than refused up front, because only the runs tell which traces are empty,
     and the other user counts and seeds of the study still have their results.
     """
-    with open(trace, encoding="utf-8", errors="replace") as handle:
+    from sitesim.inputs import open_text_read
+
+    with open_text_read(trace) as handle:
         return any(line.strip() and not line.lstrip().startswith(";") for line in handle)
 
 

@@ -35,6 +35,8 @@ from typing import Any
 
 import attrs
 
+from sitesim.errors import InputError
+from sitesim.inputs import read_document, read_document_bytes
 from sitesim.sweep.grid import CONFIG_COLUMNS, Point, base_values
 
 #: Hex digits kept: 48 bits, ample to tell a handful of models apart.
@@ -135,30 +137,40 @@ def _tables(empirical: str) -> dict[str, Any]:
         path = directory / f"{empirical}.json"
     if not path.is_file():  # the run itself reports the unknown table
         return {"missing": empirical}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = _parsed(path)
     tables = {"table": data}
     provenance = data.get("provenance", {}) if isinstance(data, dict) else {}
     names = [str(s.get("name")) for s in provenance.get("sources", []) if isinstance(s, dict)]
     for name in names:
         source = directory / f"{name}.json"
         if source.is_file():
-            tables[f"source {name}"] = json.loads(source.read_text(encoding="utf-8"))
+            tables[f"source {name}"] = _parsed(source)
     return tables
+
+
+def _parsed(path: Any) -> Any:
+    """An empirical table as parsed data; one that cannot be read or parsed is named
+    as such (the run itself then refuses it, in one line)."""
+    try:
+        return json.loads(read_document(path, "model", long_lines=True))
+    except (InputError, ValueError):
+        return {"unreadable": Path(str(path)).name}
 
 
 def _file_data(path: Path) -> Any:
     """A model file as parsed data (JSON, TOML), else the hash of its bytes."""
     try:
-        if path.suffix == ".json":
-            return json.loads(path.read_text(encoding="utf-8"))
-        if path.suffix == ".toml":
-            return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        data = read_document_bytes(path, "model file", long_lines=True)
+    except InputError:
         return {"missing": str(path)}
+    try:
+        if path.suffix == ".json":
+            return json.loads(data.decode("utf-8"))
+        if path.suffix == ".toml":
+            return tomllib.loads(data.decode("utf-8"))
+    except ValueError:
+        pass
+    return hashlib.sha256(data).hexdigest()
 
 
 def _trace_digest(path: Path) -> str:

@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import IO
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_LINE_BYTES
 from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Key
+from sitesim.inputs import read_document
 from sitesim.workload.files import atomic_text_write
 
 Row = dict[str, str]
@@ -58,11 +60,7 @@ def sort_key(key: Key) -> tuple[tuple[int, float, str], ...]:
 
 def read_rows(path: str | os.PathLike[str]) -> tuple[list[str], list[Row]]:
     """Header and complete rows of a sweep CSV (a cut-off last line is left out)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a sweep CSV: not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    text = read_document(path, "sweep CSV")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
     reader = csv.reader(io.StringIO(text))
@@ -151,10 +149,15 @@ class CsvStore:
             writer.writerows(rows)
 
     def _truncate_partial_line(self) -> None:
+        # Only the tail is read: the rows were read (and bounded) by read_rows, and a
+        # line is at most MAX_LINE_BYTES long.
         with open(self.path, "rb+") as handle:
-            data = handle.read()
-            if not data.endswith(b"\n"):
-                handle.truncate(data.rfind(b"\n") + 1)
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - MAX_LINE_BYTES - 1)
+            handle.seek(start)
+            tail = handle.read()
+            if not tail.endswith(b"\n"):
+                handle.truncate(start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0)
 
     def __contains__(self, key: Key) -> bool:
         return key in self.rows

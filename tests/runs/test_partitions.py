@@ -194,7 +194,7 @@ def test_partitioned_by_name_in_a_sweep(tmp_path: Path) -> None:
     ("spec", "nodes", "expected"),
     [
         ("partitioned", 128, "needs a file"),
-        ("partitioned:missing.toml", 128, "cannot read site file"),
+        ("partitioned:missing.toml", 128, "cannot read partition file"),
         ("partitioned:{toml}", 100, "differs from the partitions' total 128"),
     ],
 )
