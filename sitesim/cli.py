@@ -262,6 +262,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from sitesim.runs.sitefile import flag_of
 
         raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(exc.field or "")) from None
+    _check_out(args, [config.trace, args.moldable_table], config.scheduler)
     if args.moldable is not None:
         from sitesim.experiments.moldable import run_replay_command
 
@@ -316,6 +317,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     _partitions(args, overrides)  # replaces the site file's partitions or scheduler
     origin = str(site_path(args.site)) if args.site is not None else None
     config = site_config(base, overrides, origin=origin)
+    empirical = config.empirical if config.empirical.endswith(".json") else None
+    _check_out(args, [origin, config.population, empirical], config.scheduler)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
@@ -340,6 +343,17 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         turnaround = "none completed" if a["mean_turnaround"] is None else f"mean turn-around {a['mean_turnaround']:.0f} s"
         print(f"# adaptive users ({config.moldable_policy}): {a['users']}, {turnaround}{rigid}")
     return EXIT_OK
+
+
+def _check_out(args: argparse.Namespace, inputs: list[str | None], scheduler: str) -> None:
+    """``--out DIR`` is replaced whole: it may not be, or hold, one of the run's inputs
+    (``-c DIR/schedule.swf --out DIR``), nor a file the policy reads."""
+    if args.out is None:
+        return
+    from sitesim.runs.policy import policy_files
+    from sitesim.workload.files import check_output
+
+    check_output(args.out, [*inputs, *policy_files(scheduler)], field="--out", folder=True)
 
 
 def _print_partitions(partitions: dict[str, dict[str, object]]) -> None:

@@ -13,7 +13,7 @@ import shutil
 import stat
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, cast
@@ -56,6 +56,40 @@ def rereadable(path: str | os.PathLike[str]) -> Iterator[Path]:
         except (OSError, EOFError, zlib.error) as exc:  # cut short, corrupt, a line beyond the cap
             raise InputError(f"cannot read input: {exc}", path=os.fspath(path)) from None
         yield copy
+
+
+def check_output(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None], *,
+                 field: str, folder: bool = False) -> None:
+    """An input error unless writing ``output`` leaves every one of ``inputs`` as it is.
+
+    No command may write over one of its own inputs (``sweep --summarize X --output X``
+    replaced the raw results by their summary): ``output`` may not be an input, by any
+    name (a symbolic or hard link, ``./X``); a ``folder`` output, which is replaced
+    whole (:class:`~sitesim.runs.outdir.OutputDir`), may not hold one either. A file
+    output may not be an existing folder (one line, not ``[Errno 21]``). Checked before
+    the run, by every command, so a refused run has changed nothing.
+    """
+    out = Path(output)
+    if not folder and out.is_dir():
+        raise InputError("is a folder: give the file to write", path=str(out), field=field)
+    real_out = os.path.realpath(out)
+    for given in inputs:
+        if given is None or not os.path.exists(given):
+            continue
+        real_in = os.path.realpath(given)
+        same = real_in == real_out or (out.exists() and _same_file(out, given))
+        inside = folder and os.path.commonpath([real_out, real_in]) == real_out
+        if same or inside:
+            what = "is also" if same else "holds"
+            raise InputError(f"{what} an input of this command ({os.fspath(given)}), which it would write over;"
+                             " write elsewhere", path=str(out), field=field)
+
+
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 @contextmanager
