@@ -137,6 +137,15 @@ def site_file(site: str, base_dir: Path | None) -> str:
     return str(base_dir / site)
 
 
+def identity(study: StudyConfig, base_dir: Path | None) -> tuple[Any, ...]:
+    """What makes two studies the same study: the site and table files they name (by
+    the file reached, not the path written), policies, seeds, users and settings."""
+    site = study.site if is_site_name(study.site) else os.path.realpath(site_file(study.site, base_dir))
+    settings = sorted((name, os.path.realpath(value) if name in _FILES and isinstance(value, str)
+                       and value.endswith(".json") else value) for name, value in study.settings)
+    return site, tuple(study.policies), tuple(study.seeds), tuple(study.users), tuple(settings)
+
+
 def is_site_name(site: str) -> bool:
     """Whether ``site`` names a shipped site (no folder, no suffix), as ``site_path`` reads it."""
     return Path(site).name == site and not Path(site).suffix

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -95,15 +96,27 @@ def is_number_cell(cell: str) -> bool:
     return True
 
 
+def is_finite_cell(cell: str) -> bool:
+    """A cell that is empty or a finite number (not ``nan``, not ``inf``)."""
+    if cell == "":
+        return True
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
 class CsvStore:
     """Append-only writer over a sweep CSV with a fixed column order."""
 
     def __init__(
         self, path: str | os.PathLike[str], columns: Iterable[str], numeric: Iterable[str] = (),
-        appended: Iterable[str] = (),
+        appended: Iterable[str] = (), finite: Iterable[str] = (),
     ) -> None:
         """``numeric``: cells that must be numbers (or empty); ``appended``: columns a CSV
-        written before them may lack (it is upgraded, see the module docstring)."""
+        written before them may lack (it is upgraded, see the module docstring);
+        ``finite``: cells that must be finite numbers (or empty) for the row to count as
+        a finished run (a ``nan`` there is a damaged row, redone)."""
         self.path = Path(path)
         #: Where the rows really are: a symlinked CSV is rewritten at its target, so the
         #: link stays a link (os.replace onto the link would put a plain file there).
@@ -133,9 +146,9 @@ class CsvStore:
                     "the CSV has other columns than this version of sitesim writes;"
                     " use a new file", path=str(self.path),
                 )
-            numeric = list(numeric)
+            numeric, finite = list(numeric), [c for c in finite if c in self.columns]
             for row in rows:
-                if all(is_number_cell(row[c]) for c in numeric):
+                if all(is_number_cell(row[c]) for c in numeric) and all(is_finite_cell(row[c]) for c in finite):
                     self.rows.setdefault(row_key(row), row)
                 else:
                     self.damaged += 1
