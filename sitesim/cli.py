@@ -336,6 +336,11 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}, killed {s['killed']},"
         f" failed {s['failed']}"
     )
+    if s["submitted"] == 0:  # a run that measured nothing says why, instead of a row of zeros
+        fitted = " (a fitted population's users arrive when they did in the log)" if config.population else ""
+        span = "the run" if config.duration is None else f"{config.duration / DAY:g} simulated days"
+        print(f"# note: no job was submitted in {span}: no user arrived and"
+              f" submitted in that time{fitted}; give a longer --duration or more --users")
     _print_partitions(s.get("partitions", {}))
     if "adaptive" in s:
         a = s["adaptive"]

@@ -111,6 +111,7 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
     if study.users:
         overrides["users"] = study.users[0]
     config = site_config(values, overrides, origin=str(path))
+    check_tables(config)
     base = site_for(config, study.policies[0])
     for policy in study.policies:
         try:
@@ -118,6 +119,21 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
         except InputError as exc:
             raise InputError(exc.message, field="--scheduler") from None
     return base
+
+
+def check_tables(config: SiteConfig) -> None:
+    """Load the tables every run of the study reads (the empirical table, the fitted
+    population), once, before anything is written: a bad one is one input error naming
+    its file, not a failed run at every point, which "run again to retry" could only
+    fail the same way."""
+    from sitesim.distributions import load_empirical
+    from sitesim.runs.population_check import check_population_file
+    from sitesim.users.population_table import FittedPopulation
+
+    load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
+    if config.population is not None:
+        check_population_file(config.population)
+        FittedPopulation.load(config.population, config.nodes)
 
 
 def site_for(base: SiteConfig, policy: str, **changes: Any) -> SiteConfig:
