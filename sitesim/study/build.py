@@ -19,14 +19,14 @@ from sitesim.errors import InputError
 from sitesim.limits import MAX_SWEEP_RUNS
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import (
-    STUDY_FILE, StudyConfig, describe, identity, model_fingerprint, read_study_file, resolve, site_file, user_counts,
-    write_study_file,
+    STUDY_FILE, StudyConfig, describe, identity, is_site_name, model_fingerprint, read_study_file, resolve, site_file,
+    user_counts, write_study_file,
 )
 from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
 from sitesim.study.narrative import PRIMARY, paragraph
 from sitesim.study.runs import (REPLAYS, RESULTS, Plan, StudyRuns, first_seed_traces, has_jobs, plan,
                                  prune_traces, run_all, selected, trace_keys)
-from sitesim.study.traces import expectations, matches
+from sitesim.study.traces import CHECKSUMS, expectations, matches
 from sitesim.sweep.run import PointRun
 from sitesim.sweep.store import read_rows
 
@@ -56,6 +56,22 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
     base = resolve(config, base_dir=base_dir)
     check_size(config, base)
     return Study(config, base, plan(config, base, site_file(config.site, base_dir)), base_dir)
+
+
+def check_outputs(study: Study, out: Path) -> None:
+    """No file the study writes is one of its inputs (its site file, tables, a policy's
+    partition file): ``--site DIR/results.csv -o DIR`` would write over it."""
+    from sitesim.runs.policy import policy_files
+    from sitesim.sweep.run import RUNS
+    from sitesim.workload.files import check_output
+
+    base = study.base
+    site = site_file(study.config.site, study.base_dir)
+    empirical = base.empirical if base.empirical.endswith(".json") else None
+    inputs = [site if not is_site_name(site) else None, base.population, empirical, *policy_files(base.scheduler)]
+    for name in (RESULTS, REPLAYS, CROSS, REPORT, STUDY_FILE, CHECKSUMS):
+        check_output(out / name, inputs, field="-o")
+    check_output(out / RUNS, inputs, field="-o", folder=True)
 
 
 def check_size(config: StudyConfig, base: SiteConfig) -> None:
