@@ -36,7 +36,17 @@ class LineTooLong(OSError):
     """A line longer than :data:`~sitesim.limits.MAX_LINE_BYTES`: not a text log.
 
     An :class:`OSError`, so every reader's "cannot read" path reports it on one line
-    with the line number, as it does a truncated gzip stream."""
+    with the line number, as it does a truncated gzip stream. It carries the file's
+    name (``filename``), so that even a reader that does not say which file it was
+    reading has the error name it (:func:`sitesim.exits.run_command`)."""
+
+    def __init__(self, message: str, filename: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class _Source(io.RawIOBase):
@@ -49,8 +59,9 @@ class _Source(io.RawIOBase):
     cut off. Checking each chunk for a newline costs one C-level search per 8 KB.
     """
 
-    def __init__(self, inner: IO[bytes], prefix: bytes = b"", cap: int | None = None) -> None:
+    def __init__(self, inner: IO[bytes], prefix: bytes = b"", cap: int | None = None, name: str | None = None) -> None:
         super().__init__()
+        self._name = name
         self._inner = inner
         self._prefix = prefix
         self._cap = cap
@@ -76,7 +87,7 @@ class _Source(io.RawIOBase):
             else:
                 self._run = n - data.rfind(b"\n") - 1
             if self._run > self._cap:
-                raise LineTooLong(f"a line longer than {self._cap:,} bytes (not a text file?)")
+                raise LineTooLong(f"a line longer than {self._cap:,} bytes (not a text file?)", self._name)
         return n
 
     def close(self) -> None:
@@ -112,7 +123,7 @@ def open_bytes_read(path: str | os.PathLike[str], line_cap: int | None = MAX_LIN
         packed: IO[bytes] = cast(IO[bytes], _Source(cast(IO[bytes], raw), head))
         if head == GZIP_MAGIC:
             packed = cast(IO[bytes], gzip.GzipFile(fileobj=io.BufferedReader(cast(Any, packed)), mode="rb"))
-        return cast(IO[bytes], io.BufferedReader(_Source(packed, cap=line_cap)))
+        return cast(IO[bytes], io.BufferedReader(_Source(packed, cap=line_cap, name=os.fspath(path))))
     except BaseException:
         raw.close()
         raise

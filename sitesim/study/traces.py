@@ -6,7 +6,7 @@ line boundary reads as a valid, shorter log: replayed, it silently gave 891 jobs
 instead of 1,793 and moved ``cross.csv``'s errors. So before a trace is reused it must
 match its run's row in ``results.csv`` (as many job lines as the row's ``submitted``
 jobs, the last line complete) and, once the study has seen it whole, the SHA-256 it
-recorded then (``runs/checksums.json``). A trace that does not match is made again:
+recorded then (``checksums.json``). A trace that does not match is made again:
 a run is fixed by its key, so the remade trace is the one the row describes.
 """
 
@@ -25,7 +25,7 @@ from sitesim.sweep.grid import Key
 from sitesim.workload.files import atomic_text_write
 
 #: Where a study records its traces' checksums, relative to its folder.
-CHECKSUMS = "runs/checksums.json"
+CHECKSUMS = "checksums.json"
 
 
 @define(frozen=True, slots=True)

@@ -25,10 +25,10 @@ line endings or indentation do not matter, but any changed value does.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import tomllib
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from typing import Any
 import attrs
 
 from sitesim.errors import InputError
-from sitesim.inputs import read_document, read_document_bytes
+from sitesim.inputs import open_bytes_read, read_document, read_document_bytes
 from sitesim.sweep.grid import CONFIG_COLUMNS, Point, base_values
 
 #: Hex digits kept: 48 bits, ample to tell a handful of models apart.
@@ -177,11 +177,10 @@ def _trace_digest(path: Path) -> str:
     """SHA-256 of a trace's text (gzip decompressed), read in blocks."""
     hasher = hashlib.sha256()
     try:
-        opener: Any = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as handle:
+        with open_bytes_read(path, None) as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 hasher.update(block)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):
         return f"unreadable {path.name}"
     return hasher.hexdigest()
 
