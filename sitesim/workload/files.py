@@ -73,6 +73,8 @@ def check_output(output: str | os.PathLike[str], inputs: Iterable[str | os.PathL
     if not folder and out.is_dir():
         raise InputError("is a folder: give the file to write", path=str(out), field=field)
     real_out = os.path.realpath(out)
+    if folder and os.path.commonpath([real_out, os.getcwd()]) == real_out:
+        return  # the current folder or one holding it: refused as such by the output directory
     for given in inputs:
         if given is None or not os.path.exists(given):
             continue
