@@ -262,6 +262,7 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from sitesim.runs.sitefile import flag_of
 
         raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(exc.field or "")) from None
+    _check_out(args, [config.trace, args.moldable_table], config.scheduler)
     if args.moldable is not None:
         from sitesim.experiments.moldable import run_replay_command
 
@@ -316,6 +317,8 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     _partitions(args, overrides)  # replaces the site file's partitions or scheduler
     origin = str(site_path(args.site)) if args.site is not None else None
     config = site_config(base, overrides, origin=origin)
+    empirical = config.empirical if config.empirical.endswith(".json") else None
+    _check_out(args, [origin, config.population, empirical], config.scheduler)
     started = time.perf_counter()
     result = run_site(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
@@ -333,6 +336,11 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         f" mean bounded slowdown {s['mean_bounded_slowdown']:.2f}, killed {s['killed']},"
         f" failed {s['failed']}"
     )
+    if s["submitted"] == 0:  # a run that measured nothing says why, instead of a row of zeros
+        fitted = " (a fitted population's users arrive when they did in the log)" if config.population else ""
+        span = "the run" if config.duration is None else f"{config.duration / DAY:g} simulated days"
+        print(f"# note: no job was submitted in {span}: no user arrived and"
+              f" submitted in that time{fitted}; give a longer --duration or more --users")
     _print_partitions(s.get("partitions", {}))
     if "adaptive" in s:
         a = s["adaptive"]
@@ -340,6 +348,17 @@ def _site_level(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         turnaround = "none completed" if a["mean_turnaround"] is None else f"mean turn-around {a['mean_turnaround']:.0f} s"
         print(f"# adaptive users ({config.moldable_policy}): {a['users']}, {turnaround}{rigid}")
     return EXIT_OK
+
+
+def _check_out(args: argparse.Namespace, inputs: list[str | None], scheduler: str) -> None:
+    """``--out DIR`` is replaced whole: it may not be, or hold, one of the run's inputs
+    (``-c DIR/schedule.swf --out DIR``), nor a file the policy reads."""
+    if args.out is None:
+        return
+    from sitesim.runs.policy import policy_files
+    from sitesim.workload.files import check_output
+
+    check_output(args.out, [*inputs, *policy_files(scheduler)], field="--out", folder=True)
 
 
 def _print_partitions(partitions: dict[str, dict[str, object]]) -> None:

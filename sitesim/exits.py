@@ -53,7 +53,7 @@ def run_command(prog: str, body: Callable[[], int], *, note: str = "") -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # an output path that cannot be written, a full disk, ...
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {_named(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
@@ -62,6 +62,16 @@ def run_command(prog: str, body: Callable[[], int], *, note: str = "") -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _named(exc: OSError) -> str:
+    """``FILE: what happened``: an OS error naming the file it is about, never a bare
+    ``[Errno 21] Is a directory: 'x'`` nor a message that names no file."""
+    name = exc.filename
+    if name is None:
+        return str(exc)
+    what = exc.strerror or str(exc)
+    return f"{os.fsdecode(name) if isinstance(name, bytes) else name}: {what}"
 
 
 def _silence_stdout() -> None:

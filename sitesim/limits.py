@@ -66,6 +66,13 @@ MAX_ARRAY_TASKS = 100_000
 #: largest logs hold about 10^8 jobs; the counts are summed in 64 bits, so a count of
 #: 10^300 overflowed instead of being refused.
 MAX_OBSERVATIONS = 10**12
+#: Bytes of a file read whole (site, partition, grid and study files, empirical tables,
+#: fitted populations, moldable tables, sweep CSVs), decompressed: the population
+#: ``sitesim fit`` writes for a log of a quarter of a million jobs is about 11 MB, so
+#: the largest archive logs' fit in a few hundred MB. Lines of these files are held to
+#: :data:`MAX_LINE_BYTES` as an SWF log's are, except a JSON table's, whose writer puts
+#: each user's list on one line (sitesim/workload/files.py, ``read_document``).
+MAX_DOCUMENT_BYTES = 1 << 30
 #: Replications of each base seed in a sweep.
 MAX_REPLICATIONS = 10_000
 #: Runs in one sweep: each takes from a fraction of a second to hours, so 100,000 is

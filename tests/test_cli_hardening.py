@@ -46,3 +46,14 @@ def test_runtime_scale_beyond_limits(tmp_path: Path, scale: str, capsys: pytest.
     assert _status(["--site", str(site), "--duration", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "runtime_scale" in err
+
+
+def test_an_os_error_names_its_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34, group 12: ``[Errno 21] Is a directory: 'x'``, or a message naming no file."""
+    from sitesim.exits import run_command
+
+    def body() -> int:
+        raise IsADirectoryError(21, "Is a directory", "some/dir")
+
+    assert run_command("sitesim", body) == 2
+    assert capsys.readouterr().err == "sitesim: error: some/dir: Is a directory\n"

@@ -33,6 +33,7 @@ from sitesim.distributions.empirical import (
     make_sampler,
 )
 from sitesim.errors import InputError
+from sitesim.inputs import read_document
 from sitesim.limits import MAX_BATCH_JOBS, MAX_ESTIMATE_RATIO, MAX_NODES, MAX_TABLE_SECONDS, check_range
 from sitesim.resources import ENV, data_directory, describe
 
@@ -328,13 +329,9 @@ def load_empirical(name: str = "combined", directory: Directory | None = None) -
 def _load_table(path: Path | Traversable, directory: Traversable | None = None) -> EmpiricalModel:
     """One table file; ``directory`` (default: the file's) holds its per-trace tables."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=str(path)) from None
+        data = json.loads(read_document(path, "model", long_lines=True))
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
-    except OSError as exc:
-        raise InputError(f"cannot read model: {exc.strerror or exc}", path=str(path)) from None
     model = EmpiricalModel.from_dict(data, where=str(path))
     # A pooled table carries its per-trace tables along when they are present.
     # A copy of a pooled table (``--empirical my/combined.json``) finds them beside it,

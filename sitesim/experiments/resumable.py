@@ -9,8 +9,11 @@ columns are already there.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from sitesim.inputs import read_document
 
 
 class ResumableCsv:
@@ -22,8 +25,8 @@ class ResumableCsv:
         self.key = list(key)
         self._done: set[tuple[str, ...]] = set()
         if path.exists():
-            with open(path, newline="") as f:
-                self._done = {tuple(row[k] for k in self.key) for row in csv.DictReader(f)}
+            text = read_document(path, "results CSV")
+            self._done = {tuple(row[k] for k in self.key) for row in csv.DictReader(io.StringIO(text, newline=""))}
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "w", newline="") as f:

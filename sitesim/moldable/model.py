@@ -36,6 +36,7 @@ as the paper picked NAS benchmarks.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -43,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from sitesim.errors import InputError
+from sitesim.inputs import read_document
 from sitesim.moldable.speedup import (
     SIZE_RULES,
     RuntimeFunction,
@@ -129,7 +131,7 @@ def load_table(path: str | Path) -> dict[str, RuntimeFunction]:
     path = str(path)
     rows: dict[str, dict[int, int]] = {}
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
+        with io.StringIO(read_document(path, "moldable table"), newline="") as handle:
             reader = csv.reader(handle)
             header = next(reader, None)
             if header is None or [h.strip().lower() for h in header] != ["application", "processors", "runtime"]:
@@ -153,10 +155,8 @@ def load_table(path: str | Path) -> dict[str, RuntimeFunction]:
                 if n in sizes:
                     raise InputError(f"{name!r} on {n} processors listed twice", path=path, line=line, field="processors")
                 sizes[n] = max(1, round(r))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a text file ({exc.reason})", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read moldable table: {exc.strerror or exc}", path=path) from None
+    except csv.Error as exc:  # a field beyond the csv module's limit, a stray quote
+        raise InputError(f"not a CSV table: {exc}", path=path, line=reader.line_num) from None
     if not rows:
         raise InputError("no applications in the table", path=path)
     return {

@@ -44,7 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         from sitesim.plot import draw
+        from sitesim.workload.files import check_output
 
+        check_output(args.out, [args.swf], field="--out")
         if args.kind == "gantt":
             n = draw.gantt(args.swf, args.out, args.start, args.end)
             print(f"sitesim plot: {n} jobs drawn into {args.out}")

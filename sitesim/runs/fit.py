@@ -57,7 +57,7 @@ from sitesim.runs.output import write_text
 from sitesim.runs.starts import StartReplay, simulate_starts
 from sitesim.users.population_table import GAPS
 from sitesim.workload.calendar import Clock
-from sitesim.workload.files import rereadable
+from sitesim.workload.files import check_output, rereadable
 from sitesim.workload.swf import SwfHeader, SwfReader
 from sitesim.workload.trace_rules import replay_rules
 
@@ -145,6 +145,7 @@ def fit_log(
     if gaps not in GAPS:
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
     path = Path(log)
+    check_output(out, [path], field="--out", folder=True)  # DIR is replaced whole: not the log's folder
     with rereadable(path) as source:
         try:
             return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps)

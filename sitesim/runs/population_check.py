@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim.errors import InputError
+from sitesim.inputs import read_document
 from sitesim.limits import POPULATION_BOUNDS
 
 #: Per-user lists of seconds a run draws from (think times, gaps, absences, the log's
@@ -67,11 +68,10 @@ def check_population_file(path: str | Path) -> None:
     finite and its users' sizes, runtimes, think times and batch widths within limits.
     A document that is not JSON, or not a population, is left to the loader to refuse."""
     where = str(path)
+    text = read_document(path, "population", long_lines=True)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", path=where) from None
-    except (OSError, ValueError):
+        data = json.loads(text)
+    except ValueError:
         return  # the loader says what is wrong, as it always did
     check_population(data, where)
 

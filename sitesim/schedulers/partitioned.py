@@ -104,15 +104,20 @@ def check_partitions(partitions: Iterable[PartitionSpec]) -> tuple[PartitionSpec
                     " (jobs go to the first partition that admits them)",
                     field="partitions",
                 )
-    for p in specs:
+    for i, p in enumerate(specs, 1):
+        field = f"partitions[{i}].scheduler"  # the partition's own, as a file numbers them
         if p.scheduler.partition(":")[0] == PARTITIONED:
-            raise InputError(f"partition {p.name!r} cannot itself be partitioned", field="scheduler")
-        # unknown policy names fail here, before a run
-        if not make_scheduler(p.scheduler, p.nodes).bounded:
+            raise InputError(f"partition {p.name!r} cannot itself be partitioned", field=field)
+        # unknown policy names fail here, before a run, naming the partition that has them
+        try:
+            scheduler = make_scheduler(p.scheduler, p.nodes)
+        except InputError as exc:
+            raise InputError(f"partition {p.name!r}: {exc.message}", field=field) from None
+        if not scheduler.bounded:
             raise InputError(
                 f"partition {p.name!r}: {p.scheduler!r} does not share out nodes (the log's service);"
                 " name a base, e.g. hold:easy",
-                field="scheduler",
+                field=field,
             )
     return specs
 
@@ -164,7 +169,8 @@ def parse_partitions(raw: Any, where: str) -> tuple[PartitionSpec, ...]:
     try:
         return check_partitions(specs)
     except InputError as exc:
-        raise InputError(exc.message, path=where, field="partitions") from None
+        field = exc.field if exc.field and exc.field.startswith("partitions[") else "partitions"
+        raise InputError(exc.message, path=where, field=field) from None
 
 
 def load_partitions(path: str) -> tuple[PartitionSpec, ...]:
@@ -172,7 +178,7 @@ def load_partitions(path: str) -> tuple[PartitionSpec, ...]:
     hold them beside its own settings)."""
     from sitesim.workload.tomlfile import read_toml
 
-    data = read_toml(path)
+    data = read_toml(path, "partition file")
     if "partitions" not in data:
         raise InputError("no [[partitions]] in this file", path=str(path), field="partitions")
     return parse_partitions(data["partitions"], str(path))

@@ -9,7 +9,6 @@ so they always describe every run the study has.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,14 @@ from sitesim.errors import InputError
 from sitesim.limits import MAX_SWEEP_RUNS
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import (
-    STUDY_FILE, StudyConfig, describe, model_fingerprint, resolve, site_file, user_counts, write_study_file,
+    STUDY_FILE, StudyConfig, describe, identity, is_site_name, model_fingerprint, read_study_file, resolve, site_file,
+    user_counts, write_study_file,
 )
 from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
 from sitesim.study.narrative import PRIMARY, paragraph
 from sitesim.study.runs import (REPLAYS, RESULTS, Plan, StudyRuns, first_seed_traces, has_jobs, plan,
-                                 prune_traces, run_all, selected)
+                                 prune_traces, run_all, selected, trace_keys)
+from sitesim.study.traces import CHECKSUMS, expectations, matches
 from sitesim.sweep.run import PointRun
 from sitesim.sweep.store import read_rows
 
@@ -39,6 +40,8 @@ class Study:
     config: StudyConfig
     base: SiteConfig
     plan: Plan
+    #: Where the study's relative site and table paths are read from (a study.toml's folder).
+    base_dir: Path | None = None
 
 
 def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> Study:
@@ -52,7 +55,23 @@ def prepare(config: StudyConfig, out: Path, *, base_dir: Path | None = None) -> 
         raise InputError(f"cannot write: {parent} is not a folder", path=str(out), field="-o")
     base = resolve(config, base_dir=base_dir)
     check_size(config, base)
-    return Study(config, base, plan(config, base, site_file(config.site, base_dir)))
+    return Study(config, base, plan(config, base, site_file(config.site, base_dir)), base_dir)
+
+
+def check_outputs(study: Study, out: Path) -> None:
+    """No file the study writes is one of its inputs (its site file, tables, a policy's
+    partition file): ``--site DIR/results.csv -o DIR`` would write over it."""
+    from sitesim.runs.policy import policy_files
+    from sitesim.sweep.run import RUNS
+    from sitesim.workload.files import check_output
+
+    base = study.base
+    site = site_file(study.config.site, study.base_dir)
+    empirical = base.empirical if base.empirical.endswith(".json") else None
+    inputs = [site if not is_site_name(site) else None, base.population, empirical, *policy_files(base.scheduler)]
+    for name in (RESULTS, REPLAYS, CROSS, REPORT, STUDY_FILE, CHECKSUMS):
+        check_output(out / name, inputs, field="-o")
+    check_output(out / RUNS, inputs, field="-o", folder=True)
 
 
 def check_size(config: StudyConfig, base: SiteConfig) -> None:
@@ -73,12 +92,33 @@ def run_study(study: Study, out: Path, executor: Any = None, *, jobs: int | None
     from sitesim.study.lock import StudyLock
 
     with StudyLock(out):  # before anything is written: a refused study changes nothing
-        write_study_file(out / STUDY_FILE, study.config, model_fingerprint(study.base))
+        recorded = out / STUDY_FILE
+        resumed = recorded.exists()
+        if resumed:
+            check_same_study(study, out)
+        else:  # written as soon as the study is accepted, so --from can finish it if interrupted
+            write_study_file(recorded, study.config, model_fingerprint(study.base))
         runs = run_all(study.plan, study.base, out, executor, jobs=jobs, progress=progress)
         if runs.ok:
             prune_traces(study.plan, out, study.config.seeds[0])
             write_outputs(study, out, figures)
+            if resumed:  # only a finished study replaces the record (its version, its model)
+                write_study_file(recorded, study.config, model_fingerprint(study.base))
     return runs
+
+
+def check_same_study(study: Study, out: Path) -> None:
+    """Refuse a folder whose ``study.toml`` records another study: the two would share
+    ``results.csv`` and ``replays.csv`` and one report would mix them. The same study
+    (site, policies, seeds, users, settings; its model may have changed) resumes."""
+    try:
+        recorded, _ = read_study_file(out / STUDY_FILE)
+        same = identity(recorded, out) == identity(study.config, study.base_dir)
+    except InputError:
+        same = False
+    if not same:
+        raise InputError(f"holds another study (its {STUDY_FILE}); give this study its own folder, or resume"
+                         f" that one with --from {out / STUDY_FILE}", path=str(out), field="-o")
 
 
 def _rows(path: Path, points: Any) -> list[dict[str, str]]:
@@ -138,8 +178,9 @@ def _traces(study: Study, out: Path, users: int, seed: int) -> dict[str, Any]:
 
     site = PointRun(str(out))
     found = first_seed_traces(study.plan, out, users, seed)
+    expected = expectations(_rows(out / RESULTS, study.plan.site_points), trace_keys(study.plan), out)
     for trace, point in study.plan.sources:
-        if point.users == users and point.seed == seed and not os.path.isfile(out / trace):
+        if point.users == users and point.seed == seed and not matches(out / trace, expected.get(trace)):
             site(point)
     return {p: read_schedule(path) for p, path in found.items() if has_jobs(path)}
 

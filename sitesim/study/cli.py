@@ -138,7 +138,7 @@ def differences(recorded: dict[str, Any], base: Any) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sitesim.study.build import prepare, run_study
+    from sitesim.study.build import check_outputs, prepare, run_study
 
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"must be at least 1, got {args.jobs}", field="--jobs")
@@ -146,6 +146,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.figures is not None:  # checked before the study runs, not after
         _check_folder(args.figures)
     prepared = prepare(study, out, base_dir=base_dir)
+    check_outputs(prepared, out)
     warning = differences(recorded, prepared.base)
     if warning:
         print(warning, file=sys.stderr)

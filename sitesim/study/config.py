@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -83,6 +82,7 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
     """
     from sitesim.runs.policy import check_spec
     from sitesim.runs.sitefile import load_site_file, site_config, site_path
+    from sitesim.workload.files import is_stream
 
     if not study.policies:
         raise InputError("name at least one policy", field="--scheduler")
@@ -100,13 +100,18 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
         check_range("--users", users, 1, MAX_USERS, "users")
     site = site_file(study.site, base_dir)
     path = site_path(site)
+    if isinstance(path, Path) and is_stream(path):
+        raise InputError("a pipe or device, not a site file: each of the study's runs reads its site file"
+                         " again, so give a regular file", path=str(path))
     if not path.is_file():
-        raise InputError("site file not found", path=str(path))
+        raise InputError("site file not found" if not path.is_dir() else "a folder, not a site file",
+                         path=str(path))
     values = load_site_file(path)
     overrides: dict[str, Any] = {"seed": study.seeds[0], **dict(study.settings)}
     if study.users:
         overrides["users"] = study.users[0]
     config = site_config(values, overrides, origin=str(path))
+    check_tables(config)
     base = site_for(config, study.policies[0])
     for policy in study.policies:
         try:
@@ -114,6 +119,21 @@ def resolve(study: StudyConfig, *, base_dir: Path | None = None) -> SiteConfig:
         except InputError as exc:
             raise InputError(exc.message, field="--scheduler") from None
     return base
+
+
+def check_tables(config: SiteConfig) -> None:
+    """Load the tables every run of the study reads (the empirical table, the fitted
+    population), once, before anything is written: a bad one is one input error naming
+    its file, not a failed run at every point, which "run again to retry" could only
+    fail the same way."""
+    from sitesim.distributions import load_empirical
+    from sitesim.runs.population_check import check_population_file
+    from sitesim.users.population_table import FittedPopulation
+
+    load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
+    if config.population is not None:
+        check_population_file(config.population)
+        FittedPopulation.load(config.population, config.nodes)
 
 
 def site_for(base: SiteConfig, policy: str, **changes: Any) -> SiteConfig:
@@ -131,6 +151,15 @@ def site_file(site: str, base_dir: Path | None) -> str:
     if is_site_name(site) or base_dir is None or Path(site).is_absolute():
         return site
     return str(base_dir / site)
+
+
+def identity(study: StudyConfig, base_dir: Path | None) -> tuple[Any, ...]:
+    """What makes two studies the same study: the site and table files they name (by
+    the file reached, not the path written), policies, seeds, users and settings."""
+    site = study.site if is_site_name(study.site) else os.path.realpath(site_file(study.site, base_dir))
+    settings = sorted((name, os.path.realpath(value) if name in _FILES and isinstance(value, str)
+                       and value.endswith(".json") else value) for name, value in study.settings)
+    return site, tuple(study.policies), tuple(study.seeds), tuple(study.users), tuple(settings)
 
 
 def is_site_name(site: str) -> bool:
@@ -190,15 +219,11 @@ def _toml_list(values: Sequence[Any]) -> str:
 def read_study_file(path: Path) -> tuple[StudyConfig, dict[str, Any]]:
     """The study a ``study.toml`` describes, and the file's recorded extras (version, model)."""
     where = str(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise InputError("no such file", path=where) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=where) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"bad TOML: {exc}", path=where) from None
+    from sitesim.workload.tomlfile import read_toml
+
+    if not os.path.lexists(path):
+        raise InputError("no such file", path=where)
+    data = read_toml(path, "study file")
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise InputError(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})", path=where)

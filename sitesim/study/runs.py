@@ -21,20 +21,24 @@ fingerprint itself, since the replays' traces do not exist when they are planned
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import define
+from attrs import define, field
 
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import StudyConfig, model_fingerprint, site_for, user_counts
-from sitesim.sweep.grid import CONFIG_COLUMNS, Point
-from sitesim.sweep.run import PointRun, Row, make_row, run_folder
+from sitesim.study.traces import Expected, discard_damaged, expectations, matches, record_checksums
+from sitesim.sweep.grid import CONFIG_COLUMNS, Key, Point
+from sitesim.sweep.run import SUMMARY_COLUMNS, PointRun, Row, make_row, run_folder
 from sitesim.sweep.runner import SweepReport, run_sweep
 
 RESULTS = "results.csv"
 REPLAYS = "replays.csv"
+#: Cells a finished run never leaves ``nan``: a row with one is not a finished run, and
+#: is run again (a ``nan`` taken as done showed as ``nan ± nan%`` in the report).
+FINISHED = ("nodes_used", *SUMMARY_COLUMNS)
 
 
 @define(frozen=True, slots=True)
@@ -82,14 +86,21 @@ class ReplayRun:
     site: PointRun
     base: SiteConfig
     sources: tuple[tuple[str, Point], ...]
+    #: What each trace must be (its run's job count, its recorded checksum): a trace
+    #: that is not is made again before it is replayed (sitesim/study/traces.py).
+    expected: Mapping[str, Expected] = field(factory=dict)
 
     def __call__(self, point: Point) -> Row:
         from sitesim.runs.replay import ReplayConfig, run_replay
 
         assert point.trace is not None and self.site.root is not None
         trace = Path(self.site.root) / point.trace
-        if not trace.is_file():
+        want = self.expected.get(point.trace)
+        if not matches(trace, want):
             self.site(dict(self.sources)[point.trace])
+            if not matches(trace, want):
+                raise RuntimeError(f"{point.trace}: made again, and still not the run its row in"
+                                   f" {RESULTS} records ({want.jobs if want else '?'} jobs)")
         # On a partitioned site the trace is replayed on the same partitions, all under
         # the point's policy, as the site-level runs ran them.
         site = site_for(self.base, point.scheduler)
@@ -112,8 +123,15 @@ def has_jobs(trace: Path) -> bool:
     rather than refused up front, because only the runs tell which traces are empty,
     and the other user counts and seeds of the study still have their results.
     """
-    with open(trace, encoding="utf-8", errors="replace") as handle:
+    from sitesim.inputs import open_text_read
+
+    with open_text_read(trace) as handle:
         return any(line.strip() and not line.lstrip().startswith(";") for line in handle)
+
+
+def trace_keys(plan_: Plan) -> dict[str, Key]:
+    """Trace → the key of the site-level point that wrote it (its row's key)."""
+    return {trace: point.key() for trace, point in plan_.sources}
 
 
 @define(slots=True)
@@ -122,6 +140,8 @@ class StudyRuns:
 
     sites: SweepReport
     replays: SweepReport
+    #: Cached traces that did not match their runs' rows: removed, made again when needed.
+    remade: int = 0
 
     @property
     def ok(self) -> bool:
@@ -138,6 +158,9 @@ class StudyRuns:
             return (f"nothing new to run: all {s.total} site-level runs and {r.total} replays were"
                     " already done; outputs rewritten from them")
         resumed = " (resumed: the rest were already done)" if s.existing or r.existing else ""
+        if s.damaged or r.damaged or self.remade:
+            resumed += (f"; {s.damaged + r.damaged} damaged rows (a count or metric not a finite number) and"
+                        f" {self.remade} traces not matching their runs' rows were redone")
         failed = len(s.failed) + len(r.failed)
         return (f"{s.ran} of {s.total} site-level runs and {r.ran} of {r.total} replays run now{resumed}"
                 + (f"; {failed} failed (run the same command again to retry them)" if failed else ""))
@@ -146,13 +169,19 @@ class StudyRuns:
 def run_all(plan_: Plan, base: SiteConfig, root: Path, executor: Any, *, jobs: int | None,
             progress: bool) -> StudyRuns:
     """Both sweeps into ``root``; the replays run only once every site-level run is done."""
+    from sitesim.sweep.store import read_rows
+
     site = PointRun(str(root))
-    sites = run_sweep(plan_.site_points, root / RESULTS, executor, jobs=jobs, run=site, progress=progress)
+    sites = run_sweep(plan_.site_points, root / RESULTS, executor, jobs=jobs, run=site, progress=progress,
+                      finite=FINISHED)
     if not sites.ok:
         return StudyRuns(sites, SweepReport(total=len(plan_.replay_points)))
+    expected = expectations(read_rows(root / RESULTS)[1], trace_keys(plan_), root)
+    remade = discard_damaged(root, expected)
     replays = run_sweep(plan_.replay_points, root / REPLAYS, executor, jobs=jobs,
-                        run=ReplayRun(site, base, plan_.sources), progress=progress)
-    return StudyRuns(sites, replays)
+                        run=ReplayRun(site, base, plan_.sources, expected), progress=progress, finite=FINISHED)
+    record_checksums(root, expected)
+    return StudyRuns(sites, replays, remade=len(remade))
 
 
 def prune_traces(plan_: Plan, root: Path, keep_seed: int) -> None:

@@ -138,14 +138,31 @@ def _summarize(args: argparse.Namespace) -> int:
     if not args.summarize.exists():
         raise InputError("no such file", path=str(args.summarize))
     if args.output is not None:
-        from sitesim.workload.files import atomic_text_write
+        from sitesim.workload.files import atomic_text_write, check_output
 
+        check_output(args.output, [args.summarize], field="--output")
         with atomic_text_write(args.output) as out:
             groups = summarize_csv(args.summarize, out, metrics, args.confidence)
         print(f"# {groups} configurations written to {args.output}", file=sys.stderr)
     else:
         summarize_csv(args.summarize, sys.stdout, metrics, args.confidence)
     return EXIT_OK
+
+
+def _check_out(out: Path, spec: dict[str, Any], grid: Path | None) -> None:
+    """The CSV a sweep writes may not be one of its inputs: the grid, a trace, a site."""
+    from sitesim.runs.policy import policy_files
+    from sitesim.workload.files import check_output
+
+    inputs: list[Any] = [grid]
+    for name in ("trace", "site", "population", "empirical"):
+        value = spec.get(name)
+        inputs.extend(value if isinstance(value, (list, tuple)) else [value])
+    schedulers = spec.get("scheduler")
+    for scheduler in schedulers if isinstance(schedulers, (list, tuple)) else [schedulers]:
+        if isinstance(scheduler, str):
+            inputs.extend(policy_files(scheduler))
+    check_output(out, [v for v in inputs if isinstance(v, (str, Path))], field="--out")
 
 
 def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -159,7 +176,9 @@ def _sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                         ("--output", args.output)):
         if value is not None:
             parser.error(f"{flag} applies to --summarize only")
-    grid = grid_from_mapping(grid_spec(args), origin=str(args.grid or "command line"))
+    spec = grid_spec(args)
+    grid = grid_from_mapping(spec, origin=str(args.grid or "command line"))
+    _check_out(args.out, spec, args.grid)
     executor = executor_for(args.scheduler_address, args.serial)
     # A bar only on a terminal: in a log file or a pipe it is thousands of lines of noise.
     progress = not args.no_progress and sys.stderr.isatty()

@@ -22,6 +22,7 @@ import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, Protocol, TypeVar
 
 from attrs import define
@@ -96,21 +97,52 @@ class ProcessExecutor:
             todo = iter(points)
             pending = set()
             for point in todo:
-                pending.add(pool.submit(task, point))
+                pending.add(_submit(pool, task, point))
                 if len(pending) >= 2 * self.jobs:
                     break
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    yield future.result()
+                    yield _result(future)
                     nxt = next(todo, None)
                     if nxt is not None:
-                        pending.add(pool.submit(task, nxt))
+                        pending.add(_submit(pool, task, nxt))
             finished = True
         finally:
             if not finished:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the runs now
                 _terminate_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+class WorkersFailed(OSError):
+    """The worker processes could not start, or one ended abruptly (killed, out of
+    memory). An :class:`OSError` with its own message: the commands print it on one
+    line and exit 2, where the broken pipe or broken pool beneath it ended a study
+    silently with the status of a closed standard output (141)."""
+
+
+_WHY = ("; run with --serial to run in this process, or check that this user can start Python"
+        " processes here (the current folder readable, /dev/shm writable, sitesim importable)")
+
+
+def _submit(pool: ProcessPoolExecutor, task: Callable[[T], Any], point: T) -> Any:
+    """``pool.submit``; a worker that cannot be started says why (see :class:`WorkersFailed`)."""
+    try:
+        return pool.submit(task, point)
+    except (OSError, BrokenProcessPool) as exc:
+        raise WorkersFailed(f"the worker processes could not start ({_reason(exc)}){_WHY}") from None
+
+
+def _result(future: Any) -> Any:
+    try:
+        return future.result()
+    except (OSError, BrokenProcessPool) as exc:
+        raise WorkersFailed(f"a worker process ended abruptly: it could not start, or was killed"
+                            f" ({_reason(exc)}){_WHY}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
 @functools.cache

@@ -25,16 +25,18 @@ line endings or indentation do not matter, but any changed value does.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import tomllib
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from sitesim.errors import InputError
+from sitesim.inputs import open_bytes_read, read_document, read_document_bytes
 from sitesim.sweep.grid import CONFIG_COLUMNS, Point, base_values
 
 #: Hex digits kept: 48 bits, ample to tell a handful of models apart.
@@ -135,41 +137,50 @@ def _tables(empirical: str) -> dict[str, Any]:
         path = directory / f"{empirical}.json"
     if not path.is_file():  # the run itself reports the unknown table
         return {"missing": empirical}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = _parsed(path)
     tables = {"table": data}
     provenance = data.get("provenance", {}) if isinstance(data, dict) else {}
     names = [str(s.get("name")) for s in provenance.get("sources", []) if isinstance(s, dict)]
     for name in names:
         source = directory / f"{name}.json"
         if source.is_file():
-            tables[f"source {name}"] = json.loads(source.read_text(encoding="utf-8"))
+            tables[f"source {name}"] = _parsed(source)
     return tables
+
+
+def _parsed(path: Any) -> Any:
+    """An empirical table as parsed data; one that cannot be read or parsed is named
+    as such (the run itself then refuses it, in one line)."""
+    try:
+        return json.loads(read_document(path, "model", long_lines=True))
+    except (InputError, ValueError):
+        return {"unreadable": Path(str(path)).name}
 
 
 def _file_data(path: Path) -> Any:
     """A model file as parsed data (JSON, TOML), else the hash of its bytes."""
     try:
-        if path.suffix == ".json":
-            return json.loads(path.read_text(encoding="utf-8"))
-        if path.suffix == ".toml":
-            return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        data = read_document_bytes(path, "model file", long_lines=True)
+    except InputError:
         return {"missing": str(path)}
+    try:
+        if path.suffix == ".json":
+            return json.loads(data.decode("utf-8"))
+        if path.suffix == ".toml":
+            return tomllib.loads(data.decode("utf-8"))
+    except ValueError:
+        pass
+    return hashlib.sha256(data).hexdigest()
 
 
 def _trace_digest(path: Path) -> str:
     """SHA-256 of a trace's text (gzip decompressed), read in blocks."""
     hasher = hashlib.sha256()
     try:
-        opener: Any = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as handle:
+        with open_bytes_read(path, None) as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 hasher.update(block)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):
         return f"unreadable {path.name}"
     return hasher.hexdigest()
 

@@ -436,17 +436,9 @@ def grid_from_mapping(spec: Mapping[str, Any], *, origin: str = "grid") -> Grid:
 
 def load_grid_toml(path: str | Path) -> dict[str, Any]:
     """The grid table of a TOML file: top level, or a ``[grid]`` table if there is one."""
-    import tomllib
+    from sitesim.workload.tomlfile import read_toml
 
-    try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except OSError as exc:
-        raise InputError(f"cannot read grid file: {exc.strerror}", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=str(path)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"bad TOML: {exc}", path=str(path)) from None
+    document = read_toml(path, "grid file")
     table = document.get("grid", document)
     if not isinstance(table, dict):
         raise InputError("[grid] must be a table", path=str(path))

@@ -49,6 +49,7 @@ def run_sweep(
     run: RunFunction = run_point,
     progress: bool = True,
     reuse: Sequence[str | os.PathLike[str]] = (),
+    finite: Sequence[str] = (),
 ) -> SweepReport:
     """Run every point of ``grid`` not yet in ``csv_path``, appending one row per run.
 
@@ -64,6 +65,8 @@ def run_sweep(
     (:mod:`sitesim.sweep.fingerprint`). A row of the CSV for one of the points but made
     with another model is stale: it is dropped (counted in ``stale``) and the point
     run again, never kept. ``reuse`` copies only rows with the same fingerprint.
+    ``finite``: metric columns a finished run never leaves ``nan`` (a study's summary
+    metrics): a row with one is damaged, dropped and run again.
     """
     if isinstance(grid, Grid):
         if replications is not None:
@@ -75,16 +78,18 @@ def run_sweep(
         points = list({p.key(): p for p in cast(Iterable[Point], grid)}.values())
     points = list({p.key(): p for p in stamp(points)}.values())
     with CsvLock(csv_path):
-        return _run_locked(points, csv_path, executor, jobs=jobs, run=run, progress=progress, reuse=reuse)
+        return _run_locked(points, csv_path, executor, jobs=jobs, run=run, progress=progress, reuse=reuse,
+                           finite=finite)
 
 
 def _run_locked(
     points: list[Point], csv_path: str | os.PathLike[str], executor: Any, *,
     jobs: int | None, run: RunFunction, progress: bool, reuse: Sequence[str | os.PathLike[str]],
+    finite: Sequence[str] = (),
 ) -> SweepReport:
     store = CsvStore(
         csv_path, columns_for(points), numeric=(*METRIC_COLUMNS, *PRODUCTIVITY_COLUMNS),
-        appended=PRODUCTIVITY_COLUMNS,
+        appended=PRODUCTIVITY_COLUMNS, finite=finite,
     )
     stale = _drop_stale(store, points)
     todo = [p for p in points if p.key() not in store]

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_LINE_BYTES
 from sitesim.sweep.grid import CONFIG_COLUMNS, OPTIONAL_COLUMNS, Key
+from sitesim.inputs import read_document
 from sitesim.workload.files import atomic_text_write
 
 Row = dict[str, str]
@@ -58,11 +61,7 @@ def sort_key(key: Key) -> tuple[tuple[int, float, str], ...]:
 
 def read_rows(path: str | os.PathLike[str]) -> tuple[list[str], list[Row]]:
     """Header and complete rows of a sweep CSV (a cut-off last line is left out)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a sweep CSV: not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    text = read_document(path, "sweep CSV")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
     reader = csv.reader(io.StringIO(text))
@@ -97,15 +96,27 @@ def is_number_cell(cell: str) -> bool:
     return True
 
 
+def is_finite_cell(cell: str) -> bool:
+    """A cell that is empty or a finite number (not ``nan``, not ``inf``)."""
+    if cell == "":
+        return True
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
 class CsvStore:
     """Append-only writer over a sweep CSV with a fixed column order."""
 
     def __init__(
         self, path: str | os.PathLike[str], columns: Iterable[str], numeric: Iterable[str] = (),
-        appended: Iterable[str] = (),
+        appended: Iterable[str] = (), finite: Iterable[str] = (),
     ) -> None:
         """``numeric``: cells that must be numbers (or empty); ``appended``: columns a CSV
-        written before them may lack (it is upgraded, see the module docstring)."""
+        written before them may lack (it is upgraded, see the module docstring);
+        ``finite``: cells that must be finite numbers (or empty) for the row to count as
+        a finished run (a ``nan`` there is a damaged row, redone)."""
         self.path = Path(path)
         #: Where the rows really are: a symlinked CSV is rewritten at its target, so the
         #: link stays a link (os.replace onto the link would put a plain file there).
@@ -135,9 +146,9 @@ class CsvStore:
                     "the CSV has other columns than this version of sitesim writes;"
                     " use a new file", path=str(self.path),
                 )
-            numeric = list(numeric)
+            numeric, finite = list(numeric), [c for c in finite if c in self.columns]
             for row in rows:
-                if all(is_number_cell(row[c]) for c in numeric):
+                if all(is_number_cell(row[c]) for c in numeric) and all(is_finite_cell(row[c]) for c in finite):
                     self.rows.setdefault(row_key(row), row)
                 else:
                     self.damaged += 1
@@ -151,10 +162,15 @@ class CsvStore:
             writer.writerows(rows)
 
     def _truncate_partial_line(self) -> None:
+        # Only the tail is read: the rows were read (and bounded) by read_rows, and a
+        # line is at most MAX_LINE_BYTES long.
         with open(self.path, "rb+") as handle:
-            data = handle.read()
-            if not data.endswith(b"\n"):
-                handle.truncate(data.rfind(b"\n") + 1)
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - MAX_LINE_BYTES - 1)
+            handle.seek(start)
+            tail = handle.read()
+            if not tail.endswith(b"\n"):
+                handle.truncate(start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0)
 
     def __contains__(self, key: Key) -> bool:
         return key in self.rows

@@ -38,6 +38,7 @@ from attrs import define
 
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.errors import InputError
+from sitesim.inputs import read_document
 from sitesim.workload.calendar import Clock, Warp
 
 FORMAT = "sitesim-population"
@@ -109,9 +110,7 @@ class FittedPopulation:
         ``size_mapping`` shape the empirical tables only (docs/population.md)."""
         where = str(path)
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read population: {exc.strerror or exc}", path=where) from None
+            data = json.loads(read_document(path, "population", long_lines=True))
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -19,7 +19,7 @@ from attrs import define
 from sitesim.errors import InputError
 from sitesim.exits import run_command
 from sitesim.limits import MAX_NODES
-from sitesim.workload.files import atomic_text_write
+from sitesim.workload.files import atomic_text_write, check_output
 from sitesim.workload.sacct import SacctCounts, SacctJob, SacctReader, swf_record, zone_of
 from sitesim.workload.swf import write_swf
 from sitesim.version import __version__
@@ -172,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(f"{flag} must be a whole number in 1..{MAX_NODES}, got {value}")
 
     def body() -> int:
+        check_output(args.out, [args.file], field="--out")
+        if args.mapping:
+            check_output(mapping_path(args.out), [args.file], field="--mapping")
         done = convert_sacct(
             args.file, args.out, timezone=args.timezone, max_procs=args.max_procs, max_nodes=args.max_nodes,
             mapping=args.mapping, skip_malformed=args.skip_malformed,

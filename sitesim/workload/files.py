@@ -1,4 +1,4 @@
-"""File helpers: transparent gzip, deterministic compression and all-or-nothing output.
+"""File helpers: pipes read again, deterministic compression and all-or-nothing output.
 
 Outputs are written to a temporary sibling and renamed into place only when the whole
 run succeeded, so a failed run never leaves a half-written result behind.
@@ -13,103 +13,16 @@ import shutil
 import stat
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from sitesim.errors import InputError
-from sitesim.limits import MAX_LINE_BYTES
-
-
-#: The first two bytes of every gzip stream (RFC 1952).
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-class LineTooLong(OSError):
-    """A line longer than :data:`~sitesim.limits.MAX_LINE_BYTES`: not a text log.
-
-    An :class:`OSError`, so every reader's "cannot read" path reports it on one line
-    with the line number, as it does a truncated gzip stream."""
-
-
-class _Source(io.RawIOBase):
-    """The bytes of ``inner``, after ``prefix`` (bytes already taken from it), refusing
-    a line longer than ``cap`` bytes.
-
-    Why: a pipe cannot be reopened or rewound, so the bytes read to recognise gzip must
-    be served again from here; and a text reader looks for the end of a line before it
-    returns it, so ``/dev/zero`` would fill the memory unless the bytes themselves are
-    cut off. Checking each chunk for a newline costs one C-level search per 8 KB.
-    """
-
-    def __init__(self, inner: IO[bytes], prefix: bytes = b"", cap: int | None = None) -> None:
-        super().__init__()
-        self._inner = inner
-        self._prefix = prefix
-        self._cap = cap
-        self._run = 0  # bytes since the last newline
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        size = len(buffer)
-        if self._prefix:
-            data, self._prefix = self._prefix[:size], self._prefix[size:]
-        else:
-            data = self._inner.read(size)
-        n = len(data)
-        buffer[:n] = data
-        if self._cap is not None and n:
-            first = data.find(b"\n")
-            if first < 0:
-                self._run += n
-            elif self._run + first > self._cap:  # the line this chunk ends
-                self._run += first
-            else:
-                self._run = n - data.rfind(b"\n") - 1
-            if self._run > self._cap:
-                raise LineTooLong(f"a line longer than {self._cap:,} bytes (not a text log?)")
-        return n
-
-    def close(self) -> None:
-        if not self.closed:
-            self._inner.close()
-        super().close()
-
-
-def open_text_read(path: str | os.PathLike[str]) -> IO[str]:
-    """Open a text file for reading, decompressing gzip on the fly.
-
-    Compression is recognised by the magic bytes, not the name (``.SWF.GZ``, or a
-    plain file called ``.gz``, both read right). A UTF-8 byte-order mark is skipped
-    (``utf-8-sig``), since editors on some systems add one. The file is opened once,
-    so a pipe (``/dev/stdin``, ``<(zcat LOG.gz)``) is read whole, and a line longer
-    than :data:`~sitesim.limits.MAX_LINE_BYTES` is an :class:`OSError`
-    (:class:`LineTooLong`) instead of a memory exhausted.
-    """
-    return io.TextIOWrapper(open_bytes_read(path), encoding="utf-8-sig", errors="replace")
-
-
-def open_bytes_read(path: str | os.PathLike[str]) -> IO[bytes]:
-    """The bytes of a file, decompressed if it is gzip, in lines of at most
-    :data:`~sitesim.limits.MAX_LINE_BYTES` (see :func:`open_text_read`)."""
-    raw = open(path, "rb", buffering=0)
-    try:
-        head = b""
-        while len(head) < 2:  # a pipe may deliver one byte at a time
-            more = raw.read(2 - len(head))
-            if not more:
-                break
-            head += more
-        packed: IO[bytes] = cast(IO[bytes], _Source(cast(IO[bytes], raw), head))
-        if head == GZIP_MAGIC:
-            packed = cast(IO[bytes], gzip.GzipFile(fileobj=io.BufferedReader(cast(Any, packed)), mode="rb"))
-        return cast(IO[bytes], io.BufferedReader(_Source(packed, cap=MAX_LINE_BYTES)))
-    except BaseException:
-        raw.close()
-        raise
+# The bounded readers live beside the limits (every layer reads through them); named here too.
+from sitesim.inputs import (  # noqa: F401
+    GZIP_MAGIC, LineTooLong, open_bytes_read, open_text_read, read_document, read_document_bytes,
+)
 
 
 def is_stream(path: str | os.PathLike[str]) -> bool:
@@ -143,6 +56,42 @@ def rereadable(path: str | os.PathLike[str]) -> Iterator[Path]:
         except (OSError, EOFError, zlib.error) as exc:  # cut short, corrupt, a line beyond the cap
             raise InputError(f"cannot read input: {exc}", path=os.fspath(path)) from None
         yield copy
+
+
+def check_output(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str] | None], *,
+                 field: str, folder: bool = False) -> None:
+    """An input error unless writing ``output`` leaves every one of ``inputs`` as it is.
+
+    No command may write over one of its own inputs (``sweep --summarize X --output X``
+    replaced the raw results by their summary): ``output`` may not be an input, by any
+    name (a symbolic or hard link, ``./X``); a ``folder`` output, which is replaced
+    whole (:class:`~sitesim.runs.outdir.OutputDir`), may not hold one either. A file
+    output may not be an existing folder (one line, not ``[Errno 21]``). Checked before
+    the run, by every command, so a refused run has changed nothing.
+    """
+    out = Path(output)
+    if not folder and out.is_dir():
+        raise InputError("is a folder: give the file to write", path=str(out), field=field)
+    real_out = os.path.realpath(out)
+    if folder and os.path.commonpath([real_out, os.getcwd()]) == real_out:
+        return  # the current folder or one holding it: refused as such by the output directory
+    for given in inputs:
+        if given is None or not os.path.exists(given):
+            continue
+        real_in = os.path.realpath(given)
+        same = real_in == real_out or (out.exists() and _same_file(out, given))
+        inside = folder and os.path.commonpath([real_out, real_in]) == real_out
+        if same or inside:
+            what = "is also" if same else "holds"
+            raise InputError(f"{what} an input of this command ({os.fspath(given)}), which it would write over;"
+                             " write elsewhere", path=str(out), field=field)
+
+
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 @contextmanager

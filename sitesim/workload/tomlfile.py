@@ -1,4 +1,6 @@
-"""TOML input files (site files, partition files, grids): read whole, errors in one line.
+"""TOML input files (site files, partition files, grids, study files): read whole,
+through the one bounded reader (:func:`~sitesim.workload.files.read_document`), errors
+in one line.
 
 ``path`` may also be a shipped file (:mod:`sitesim.resources`).
 """
@@ -14,17 +16,15 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 
-def read_toml(path: str | Path | Traversable) -> dict[str, Any]:
-    """A TOML file's tables; unreadable or invalid files are input errors naming it."""
+def read_toml(path: str | Path | Traversable, what: str = "site file") -> dict[str, Any]:
+    """A TOML file's tables; unreadable or invalid files are input errors naming it and
+    ``what`` it is."""
     import tomllib  # here, not at the top: a run without a site or partition file never reads TOML
 
-    where = str(path)
-    file = Path(path) if isinstance(path, str) else path
+    from sitesim.workload.files import read_document
+
+    text = read_document(path, what)
     try:
-        return tomllib.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read site file: {exc.strerror or exc}", path=where) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}): TOML files are UTF-8", path=where) from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"invalid TOML: {exc}", path=where) from None
+        raise InputError(f"invalid TOML: {exc}", path=str(path)) from None

@@ -160,3 +160,12 @@ def test_missing_log_and_bad_population_file(tmp_path: Path, capsys: pytest.Capt
     assert main(["--site", str(site), "--duration", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "pop.json" in err and "\n" not in err
+
+
+def test_a_run_in_which_no_user_arrives_says_why(fitted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34, group 12: a short run of a fitted site, whose users arrive as in the
+    log, gave a row of zeros and no word."""
+    assert main(["--site", str(fitted / "site.toml"), "--duration", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "# 0 jobs submitted" in out
+    assert "# note: no job was submitted in 0.01 simulated days" in out and "fitted population" in out

@@ -194,7 +194,7 @@ def test_partitioned_by_name_in_a_sweep(tmp_path: Path) -> None:
     ("spec", "nodes", "expected"),
     [
         ("partitioned", 128, "needs a file"),
-        ("partitioned:missing.toml", 128, "cannot read site file"),
+        ("partitioned:missing.toml", 128, "cannot read partition file"),
         ("partitioned:{toml}", 100, "differs from the partitions' total 128"),
     ],
 )
@@ -229,3 +229,15 @@ def test_timed_policy_in_a_partition_reports_like_the_whole_machine(tmp_path: Pa
     assert part["started"] <= part["routed"]
     assert part["trial_runs"] == {**alone["trial_runs"]}
     assert inside["short_threshold"] == alone["short_threshold"] == 300
+
+
+def test_an_unknown_policy_is_reported_against_its_own_partition(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34, group 12: the error named no partition, or another one."""
+    from tests.helpers import one_line_error
+
+    site = tmp_path / "p.toml"
+    site.write_text('[[partitions]]\nname = "a"\nnodes = 8\nscheduler = "easy"\nmax_size = 4\n'
+                    '[[partitions]]\nname = "b"\nnodes = 8\nscheduler = "bogus"\n', encoding="utf-8")
+    line = one_line_error(["--site", str(site), "--duration", "1"], capsys)
+    assert "partitions[2].scheduler: partition 'b': unknown scheduler 'bogus'" in line

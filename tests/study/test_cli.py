@@ -88,30 +88,44 @@ def test_policy_specs_with_options_and_folders(tmp_path: Path) -> None:
     assert names[0].startswith("easy-u4-s0-") and names[1].startswith("multifactor_age_1_size_0-")
 
 
-def test_another_duration_in_the_same_folder_replays_its_own_traces(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The same study with another duration in the same folder: its site-level runs get
-    folders of their own, so every replay runs again, and cross.csv compares the new
-    runs with replays of the new traces only."""
+def test_another_duration_in_the_same_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another study in a folder holding one would share its results.csv (issue 34):
+    refused in one line, the folder left as it was."""
     out = tmp_path / "s"
-    base = ["study", "--site", "paper", "-s", "fcfs,easy", "--seeds", "1",
+    base = ["study", "--site", "paper", "-s", "fcfs", "--seeds", "1", "--users", "2",
             "-o", str(out), "--serial", "--no-progress"]
     assert main([*base, "--duration", "1"]) == 0
-    first = {p.name for p in (out / "runs").iterdir()}
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     capsys.readouterr()
-    assert main([*base, "--duration", "3"]) == 0
+    line = one_line_error([*base, "--duration", "3"], capsys)
+    assert "holds another study" in line
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_changed_site_replays_its_own_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same study on a changed site (another model): its site-level runs get folders
+    of their own, so every replay runs again, and cross.csv compares the new runs with
+    replays of the new traces only."""
+    site = tmp_path / "site.toml"
+    site.write_text("users = 10\nduration = 3\n", encoding="utf-8")
+    out = tmp_path / "s"
+    base = ["study", "--site", str(site), "-s", "fcfs,easy", "--seeds", "1", "-o", str(out), "--serial", "--no-progress"]
+    assert main(base) == 0
+    first = {p.name for p in (out / "runs").iterdir()}
+    site.write_text("users = 10\nduration = 3\nruntime_scale = 0.5\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(base) == 0
     assert "2 of 2 site-level runs and 4 of 4 replays run now" in capsys.readouterr().err
     second = {p.name for p in (out / "runs").iterdir()} - first
     assert len(second) == 2
     replays = rows(out / "replays.csv")
-    assert len(replays) == 8
-    assert {r["trace"].split("/")[1] for r in replays} == first | second
-    site = {r["scheduler"]: float(r["mean_wait"]) for r in rows(out / "results.csv") if r["duration"] == str(3 * 86_400)}
+    assert len(replays) == 8 and {r["trace"].split("/")[1] for r in replays} == first | second
+    site_rows = {r["scheduler"]: float(r["mean_wait"]) for r in rows(out / "results.csv")}
     new = {r["scheduler"]: float(r["mean_wait"]) for r in replays if r["trace"].split("/")[1] in second
            and r["trace"].split("/")[1].startswith(r["scheduler"] + "-")}
     for r in rows(out / "cross.csv"):
         if r["metric"] == "mean_wait" and r["trace_policy"] == r["evaluated_policy"]:
-            assert float(r["site_mean"]) == pytest.approx(site[r["trace_policy"]])
+            assert float(r["site_mean"]) == pytest.approx(site_rows[r["trace_policy"]])
             assert float(r["conventional_mean"]) == pytest.approx(new[r["trace_policy"]])
 
 

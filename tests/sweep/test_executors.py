@@ -125,3 +125,23 @@ def _spin(seconds: float) -> float:
     while time.process_time() - start < seconds:
         pass
     return seconds
+
+
+def _exit_at_start(parent: int) -> None:
+    import os
+
+    os._exit(3)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork: the test's patched start-up reaches the worker")
+def test_a_worker_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen with an unprivileged user: a study ended with 141 (a broken pipe taken for a
+    closed standard output) and no word (issue 34, group 13). It is one line, exit 2."""
+    from sitesim.exits import EXIT_INPUT, run_command
+    from sitesim.sweep import executors
+
+    monkeypatch.setattr(executors, "die_with_parent", _exit_at_start)
+    pool = executors.ProcessExecutor(2, start_method="fork")
+    assert run_command("sitesim study", lambda: len(list(pool.map_unordered(abs, [1, -2, 3])))) == EXIT_INPUT
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "worker process" in err[0] and "--serial" in err[0]
