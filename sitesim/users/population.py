@@ -15,7 +15,9 @@ real user once and ``-u`` scales the population). The user
    response time of the job waited for (the site's continuation curve with the user's
    own offset): users who wait long go home -- a second feedback loop beside think time;
 3. between sessions stays away for an absence (end of one session to the start of the
-   next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`),
+   next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`;
+   batches and absences both from those the user began in the same part of the local
+   day, :class:`PartDecks`),
    laid down in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
    the next one; gaps inside a batch are laid down the same way, in the cycle of the

@@ -20,6 +20,12 @@ Two kinds of batches, by the table's ``batches`` key (docs/population.md):
   user's batches and absences are dealt without replacement
   (:class:`sitesim.users.population.Deck`).
 
+Resampled batches and absences are split by the part of the local day they began in
+(the ``day_parts`` key, with each user's ``batch_hours`` and ``absence_hours``): a user
+deals the batch it starts, or the absence it begins, from those of the part of the day
+it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
+"Dealt by the hour"). Tables without the keys deal from one deck, as before.
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
