@@ -44,6 +44,7 @@ from attrs import define
 
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.errors import InputError
+from sitesim.limits import MAX_DAY_PARTS
 from sitesim.workload.calendar import Clock, Warp
 
 FORMAT = "sitesim-population"
@@ -161,8 +162,8 @@ class FittedPopulation:
         if gaps not in GAPS:
             raise ValueError(f"unknown gaps {gaps!r} ({' or '.join(GAPS)})")
         day_parts = int(data.get("day_parts", 1))
-        if not 1 <= day_parts <= 24:
-            raise ValueError(f"day_parts {day_parts} is not in 1..24")
+        if not 1 <= day_parts <= MAX_DAY_PARTS:
+            raise ValueError(f"day_parts {day_parts} is not in 1..{MAX_DAY_PARTS}")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
