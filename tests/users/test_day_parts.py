@@ -150,3 +150,19 @@ def test_nasa_ipsc_big_jobs_run_at_night_as_in_the_log(tmp_path: Path) -> None:
     assert DAY_PARTS == 4
     assert night[big].mean() > 0.42
     assert night[big].mean() - night[~big].mean() > 0.15
+
+
+def test_users_dealing_by_the_hour_stay_light() -> None:
+    """A deck per part with values of its own, one shared by the rest: about 5.5 kB a
+    registered user here, against 5.1 kB dealing from one deck (the bound of
+    tests/users/test_population.py)."""
+    import tracemalloc
+
+    pop = FittedPopulation.from_dict(night_and_day(), largest=16)
+    site = Site(simpy.Environment(), Machine(16), make_scheduler("fcfs", 16))
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    populate(site, pop, 2000, seed=1, estimates=make_estimates("exact"))
+    per_user = (tracemalloc.get_traced_memory()[0] - before) / 2000
+    tracemalloc.stop()
+    assert per_user < 8_000, f"{per_user:.0f} bytes per registered user"
