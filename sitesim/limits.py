@@ -54,6 +54,9 @@ POPULATION_BOUNDS: dict[str, tuple[float, float]] = {
     "size": (1, MAX_NODES),
     "runtime": (0, MAX_TABLE_SECONDS),
 }
+#: Parts of the local day a fitted population deals its batches and absences by
+#: (``day_parts``; docs/population.md, "Dealt by the hour"): at most one an hour.
+MAX_DAY_PARTS = 24
 #: Bytes of one line of a text input (an SWF or sacct log): real lines are about 100
 #: bytes; without a cap, a file with no newline (``/dev/zero``) fills the memory.
 MAX_LINE_BYTES = 1 << 20

@@ -55,6 +55,8 @@ class UserActivity:
     session_breaks: list[tuple[float, float]] = field(factory=list)
     #: Batches per session.
     session_batches: list[int] = field(factory=list)
+    #: When each batch began (its first submission), in batch order.
+    batch_starts: list[float] = field(factory=list)
     #: Distinct jobs: (size, runtime, repetitions) of each repetition run.
     runs: list[tuple[int, float, int]] = field(factory=list)
     #: Every job's (size, runtime), in submission order (batch after batch).
@@ -204,6 +206,7 @@ def _user_activity(seq: Sequence[TraceJob], threshold: float, acc: dict[str, lis
                 user.thinks.append(role.think)
             user.session_batches[-1] += 1
             user.widths.append(0)
+            user.batch_starts.append(job.submit)
             waited, batch_end = None, float("-inf")
         else:
             user.gaps.append(job.submit - prev_submit)

@@ -20,7 +20,10 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   :mod:`sitesim.users.population_table`); ``waits_in_order``: each of those jobs' wait
   in the log, which the ``hold`` service gives it again (validation under the log's
   service, docs/validation.md);
-- ``continue_offset``: the user's own log-odds offset on the site's continuation curve.
+- ``continue_offset``: the user's own log-odds offset on the site's continuation curve;
+- ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
+  each batch began in, and each absence began in (the end of the session before it), so
+  batches and absences are dealt by the part of the day (``day_parts``).
 
 Beside them: the clock, the 168 hourly weights of session starts and of submissions
 inside batches, the continuation curve against response time, the log's duration and
@@ -56,6 +59,11 @@ FORMAT_VERSION = 1
 #: A user's own observations are used for a quantity when there are at least this many;
 #: otherwise the pooled observations of all users (see docs/validation.md).
 MIN_OBSERVATIONS = 5
+#: Parts of the local day a user's batches and absences are dealt by (the table's
+#: ``day_parts``; six hours each): a batch is dealt from those the user began in the
+#: part of the day it begins in, an absence from those that followed a session ending in
+#: the part of the day the session ends in (docs/population.md, "Dealt by the hour").
+DAY_PARTS = 4
 
 
 def _num(value: Any) -> float | int | None:
@@ -120,6 +128,11 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
 
     widest = POPULATION_BOUNDS["widths"][1]
     users = []
+    clock = pa.clock
+
+    def hours(times: list[float]) -> list[int]:
+        return [int(h) for h in clock.hour_of_week(times)] if times else []
+
     for u, (lo, hi) in zip(pa.users, _user_batches(pa), strict=True):
         if max(u.widths) > widest:
             raise InputError(f"user {u.user} submitted a batch of {max(u.widths):,} jobs, more than the {widest:,.0f}"
@@ -143,6 +156,8 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "waits_in_order": within("waits_in_order", u.waits_in_order),
                 "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),
+                "batch_hours": hours(u.batch_starts),
+                "absence_hours": hours([a for a, _ in u.session_breaks]),
             }
         )
     if capped.total:  # per key: how many values were moved onto [low, high]
@@ -167,6 +182,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "machine_size": machine_size,
         "min_observations": MIN_OBSERVATIONS,
         "batches": "resampled",
+        "day_parts": DAY_PARTS,
         "session_start_weights": [int(v) for v in pa.session_starts.weekly],
         "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),

@@ -18,11 +18,14 @@ from typing import Any
 
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
-from sitesim.limits import POPULATION_BOUNDS
+from sitesim.limits import MAX_DAY_PARTS, POPULATION_BOUNDS
 
 #: Per-user lists of seconds a run draws from (think times, gaps, absences, the log's
 #: waits that ``hold`` serves again).
 _SECONDS = ("thinks", "gaps", "gaps_operational", "absences", "waits_in_order")
+#: Per-user lists of local hours of the week (0 = Monday 00:00 .. 167) that batches and
+#: absences began at (dealt by the part of the day).
+_HOURS = ("batch_hours", "absence_hours")
 #: Per-user lists of jobs, ``[size, runtime, ...]``.
 _JOBS = ("runs", "jobs_in_order")
 _WIDTHS = POPULATION_BOUNDS["widths"]
@@ -89,6 +92,11 @@ def check_population(data: Any, where: str) -> None:
         if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 1:
             raise InputError(f"must be a whole number of at least 1, got {minimum!r}", path=where,
                              field="min_observations")
+    if isinstance(data, dict) and "day_parts" in data:
+        parts = data["day_parts"]
+        if isinstance(parts, bool) or not isinstance(parts, int) or not 1 <= parts <= MAX_DAY_PARTS:
+            raise InputError(f"must be a whole number in 1..{MAX_DAY_PARTS}, got {parts!r}", path=where,
+                             field="day_parts")
     if isinstance(data, dict):
         for key in _CYCLES:
             if key in data:
@@ -104,6 +112,11 @@ def check_population(data: Any, where: str) -> None:
             for j, value in enumerate(user.get(key) or []):
                 if not _within(value, low, high):
                     raise InputError(f"{value!r} is not a time in {low:.0f}..{high:.0f} s", path=where,
+                                     field=f"users[{i}].{key}[{j}]")
+        for key in _HOURS:
+            for j, value in enumerate(user.get(key) or []):
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 168:
+                    raise InputError(f"{value!r} is not an hour of the week in 0..167", path=where,
                                      field=f"users[{i}].{key}[{j}]")
         for j, value in enumerate(user.get("widths") or []):
             if not _within(value, *_WIDTHS):

@@ -15,7 +15,9 @@ real user once and ``-u`` scales the population). The user
    response time of the job waited for (the site's continuation curve with the user's
    own offset): users who wait long go home -- a second feedback loop beside think time;
 3. between sessions stays away for an absence (end of one session to the start of the
-   next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`),
+   next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`;
+   batches and absences both from those the user began in the same part of the local
+   day, :class:`PartDecks`),
    laid down in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
    the next one; gaps inside a batch are laid down the same way, in the cycle of the
@@ -104,6 +106,23 @@ class Deck:
         return self.values[card]
 
 
+class PartDecks:
+    """A user's decks, one per part of the local day (:attr:`Profile.parts`): a batch or
+    an absence is dealt from the deck of the part of the day it begins in. Parts that
+    share their values (a part where the user had too few of its own takes the whole
+    tuple) share one deck, so those values are still dealt once per round. With one
+    part this is one :class:`Deck`, dealt as before."""
+
+    __slots__ = ("decks",)
+
+    def __init__(self, by_part: Sequence[Sequence[Any]]) -> None:
+        shared: dict[int, Deck] = {}
+        self.decks = tuple(shared.setdefault(id(values), Deck(values)) for values in by_part)
+
+    def deal(self, part: int, u: float) -> Any:
+        return self.decks[part].deal(u)
+
+
 class OperationalReaction:
     """A fitted user's reaction inside a batch (``"gaps": "reacting"``): one of its think
     times, laid down from the batch's last end in operational time of the weekly cycle
@@ -165,11 +184,16 @@ class PopulationUser:
         self._planned: list[tuple[int, int, int]] = []
         #: Where the user reports its sessions (docs/metrics.md, "User productivity").
         self.sessions = sessions
-        #: Resampled tables: the user's absences, opening and later batches, dealt.
-        self._decks = (
-            (Deck(profile.absences), Deck(profile.first_batches), Deck(profile.later_batches))
-            if population.resampled else None
-        )
+        #: Resampled tables: the user's absences, opening and later batches, dealt by
+        #: the part of the day they begin in.
+        self._decks: tuple[PartDecks, PartDecks, PartDecks] | None = None
+        if population.resampled:
+            parts = [profile.part(k) for k in range(population.day_parts)]
+            self._decks = (
+                PartDecks([a for _, _, a in parts]),
+                PartDecks([f for f, _, _ in parts]),
+                PartDecks([later for _, later, _ in parts]),
+            )
 
     def run(self) -> UserGenerator:
         """Arrive, hold sessions until departure; repeat one log-length later."""
@@ -189,7 +213,10 @@ class PopulationUser:
                 now = float(env.now)
                 # The absence is laid down in operational time of the weekly cycle.
                 u = self.when.random()
-                absence = self._decks[0].deal(u) if self._decks is not None else _pick(p.absences, u)
+                if self._decks is not None:
+                    absence = self._decks[0].deal(self.population.part_of(now), u)
+                else:
+                    absence = _pick(p.absences, u)
                 nxt = self.population.warp.after(now, absence)
                 if nxt > departure:
                     break
@@ -215,7 +242,9 @@ class PopulationUser:
             position += 1
             if decks is not None:
                 # One of the user's own batches, whole: its jobs and the gaps between them.
-                jobs, gaps = decks[1 if position == 1 else 2].deal(when.random())
+                jobs, gaps = decks[1 if position == 1 else 2].deal(
+                    self.population.part_of(float(env.now)), when.random()
+                )
                 width = len(jobs)
                 self._planned = list(reversed(jobs))
                 laid = iter(gaps)

@@ -20,6 +20,12 @@ Two kinds of batches, by the table's ``batches`` key (docs/population.md):
   user's batches and absences are dealt without replacement
   (:class:`sitesim.users.population.Deck`).
 
+Resampled batches and absences are split by the part of the local day they began in
+(the ``day_parts`` key, with each user's ``batch_hours`` and ``absence_hours``): a user
+deals the batch it starts, or the absence it begins, from those of the part of the day
+it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
+"Dealt by the hour"). Tables without the keys deal from one deck, as before.
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
@@ -39,6 +45,7 @@ from attrs import define
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
+from sitesim.limits import MAX_DAY_PARTS
 from sitesim.workload.calendar import Clock, Warp
 
 FORMAT = "sitesim-population"
@@ -80,6 +87,15 @@ class Profile:
     #: Resampled batches: those that opened the user's sessions, and the others.
     first_batches: tuple[Batch, ...] = ()
     later_batches: tuple[Batch, ...] = ()
+    #: By part of the local day (:attr:`FittedPopulation.day_parts`): the user's own
+    #: opening batches, later batches and absences begun in that part, where it has at
+    #: least ``min_observations`` of them, else the whole tuple above (the same object,
+    #: so a part without its own shares the whole deck). One part: the tuples above.
+    parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
+
+    def part(self, k: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]]:
+        """Opening batches, later batches and absences of part ``k`` of the day."""
+        return self.parts[k] if self.parts else (self.first_batches, self.later_batches, self.absences)
 
 
 @define(slots=True)
@@ -101,6 +117,15 @@ class FittedPopulation:
     #: the log's submissions inside batches (``gap_weights``); tables without the key,
     #: the session starts' (``warp``).
     gap_warp: Warp | None = None
+    #: Parts of the local day batches and absences are dealt by (``day_parts``; tables
+    #: without the key: 1, every batch and absence dealt from one deck as before).
+    day_parts: int = 1
+
+    def part_of(self, t: float) -> int:
+        """The part of the local day trace time ``t`` falls in (0 with one part)."""
+        if self.day_parts == 1:
+            return 0
+        return self.warp.hour_of_week(t) % 24 * self.day_parts // 24
 
     @classmethod
     def load(cls, path: str | Path, largest: int) -> FittedPopulation:
@@ -135,6 +160,9 @@ class FittedPopulation:
         gaps = data.get("gaps", "fixed")
         if gaps not in GAPS:
             raise ValueError(f"unknown gaps {gaps!r} ({' or '.join(GAPS)})")
+        day_parts = int(data.get("day_parts", 1))
+        if not 1 <= day_parts <= MAX_DAY_PARTS:
+            raise ValueError(f"day_parts {day_parts} is not in 1..{MAX_DAY_PARTS}")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
@@ -173,6 +201,10 @@ class FittedPopulation:
         profiles = []
         for u, (first, later) in zip(users, split, strict=True):
             opening, going_on = batches(first, later)
+            absences = own(u, "absences", float)
+            parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
+            if resampled and day_parts > 1 and "batch_hours" in u:
+                parts = _by_part(u, day_parts, minimum, opening, going_on, absences)
             profiles.append(
                 Profile(
                     arrival=float(u["arrival"]),
@@ -180,11 +212,12 @@ class FittedPopulation:
                     widths=own(u, "widths", int),
                     gaps=own(u, "gaps_operational", float),
                     thinks=own(u, "thinks", float),
-                    absences=own(u, "absences", float),
+                    absences=absences,
                     runs=own(u, "runs", job),
                     continuation=adjusted(curve, float(u["continue_offset"])),
                     first_batches=opening,
                     later_batches=going_on,
+                    parts=parts,
                 )
             )
         return cls(
@@ -197,6 +230,7 @@ class FittedPopulation:
             resampled=resampled,
             reacting=gaps == "reacting",
             gap_warp=Warp(clock, data["gap_weights"]) if "gap_weights" in data else None,
+            day_parts=day_parts,
         )
 
     def users(self) -> int:
@@ -238,3 +272,63 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
         j, g = j + w, g + w - 1
         (first if i in opening else later).append(batch)
     return tuple(first), tuple(later)
+
+
+def _part(hour: Any, parts: int) -> int:
+    """The part of the day of a local hour of the week (0..167)."""
+    h = int(hour)
+    if not 0 <= h < 168:
+        raise ValueError(f"hour of the week {h} is not in 0..167")
+    return h % 24 * parts // 24
+
+
+def _by_part(
+    user: dict[str, Any], parts: int, minimum: int, opening: tuple[Batch, ...], going_on: tuple[Batch, ...],
+    absences: tuple[float, ...],
+) -> tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...]:
+    """The user's opening batches, later batches and absences split by the part of the
+    day each began in (``batch_hours``, ``absence_hours``); a part with fewer than
+    ``minimum`` of the user's own takes the whole tuple (the user's own, or what it
+    fell back to), so a sparse part is dealt from what the user does at any hour.
+
+    Why by the hour: a user's batches differ with the time of day (at NASA-iPSC the
+    jobs of 64 nodes or more, 63% of the work, began at night twice as often as the
+    others), and so do its absences (one that follows an evening's end lasts the night).
+    Dealt regardless of the hour, a night's batch ran in the day, and absences laid
+    down from any end drew session starts away from the log's hours
+    (docs/population.md, "Dealt by the hour")."""
+    widths = user["widths"]
+    hours = user["batch_hours"]
+    if len(hours) != len(widths):
+        raise ValueError(f"user {user.get('user')}: batch_hours and widths differ in length")
+    opened = set()
+    at = 0
+    for n in user["session_batches"]:
+        opened.add(at)
+        at += int(n)
+    first_hours = [_part(h, parts) for i, h in enumerate(hours) if i in opened]
+    later_hours = [_part(h, parts) for i, h in enumerate(hours) if i not in opened]
+    own_absences = user["absences"]
+    absence_hours = [_part(h, parts) for h in user.get("absence_hours", [])]
+    if len(absence_hours) != len(own_absences):
+        raise ValueError(f"user {user.get('user')}: absence_hours and absences differ in length")
+    # Where a user's batches at a position are all of them (first + later: a user whose
+    # sessions never went on), so are their hours.
+    all_hours = first_hours + later_hours
+
+    def split(values: tuple[Any, ...], tags: list[int], whole: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        if len(tags) != len(values):  # not the user's own (pooled absences): no split
+            return [whole] * parts
+        chosen = []
+        for k in range(parts):
+            mine = tuple(v for v, t in zip(values, tags, strict=True) if t == k)
+            chosen.append(mine if len(mine) >= minimum else whole)
+        return chosen
+
+    def tags_of(batches: tuple[Batch, ...], tags: list[int]) -> list[int]:
+        return tags if len(tags) == len(batches) else all_hours
+
+    firsts = split(opening, tags_of(opening, first_hours), opening)
+    laters = split(going_on, tags_of(going_on, later_hours), going_on)
+    absent = split(absences, absence_hours, absences) if own_absences else [absences] * parts
+    return tuple(zip(firsts, laters, absent, strict=True))

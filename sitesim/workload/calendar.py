@@ -289,6 +289,16 @@ class Warp:
         ops.append(self._op(end + offsets[-1] + shift) - carry[-1])
         self._carry, self._ops, self._years = carry, ops, zone.years
 
+    def hour_of_week(self, t: float) -> int:
+        """Local hour of the week (0 = Monday 00:00) of trace time ``t``, as
+        :meth:`Clock.hour_of_week` gives it, for one time (once per simulated batch)."""
+        if self._zone is None:
+            local = t + self._base
+        else:
+            utc = t + self._start
+            local = utc + self._zone.offset_at(utc)[1] + _EPOCH_HOUR_OF_WEEK * HOUR
+        return int(local % WEEK // HOUR)
+
     def after(self, t: float, op_interval: float) -> float:
         """Trace time ``op_interval`` operational seconds after ``t``."""
         return self.inverse(self.forward(t) + op_interval)

@@ -48,6 +48,8 @@ DAMAGE = {
     "huge size": (_set("runs", (0, 0), 10**12), "size 1000000000000"),
     "huge runtime": (_set("runs", (0, 1), 1e300), "runtime 1e+300"),
     "negative think time": (_set("thinks", (0,), -5.0), "thinks[0]: -5.0"),
+    "hour beyond the week": (_set("batch_hours", (0,), 168), "batch_hours[0]: 168 is not an hour of the week"),
+    "fractional hour": (_set("absence_hours", (0,), 2.5), "absence_hours[0]: 2.5 is not an hour of the week"),
 }
 
 
@@ -86,6 +88,15 @@ def test_min_observations_below_one_is_refused(fitted: Path, tmp_path: Path, min
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "population.json: min_observations:" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("parts", [0, 25, 2.0, True])
+def test_day_parts_out_of_range_are_refused(fitted: Path, tmp_path: Path, parts: Any,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__("day_parts", parts))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "population.json: day_parts:" in err and "Traceback" not in err, err
 
 
 def test_the_fitted_population_runs(fitted: Path) -> None:

@@ -141,3 +141,19 @@ def test_weekly_intervals_follow_the_local_cycle_in_summer_too() -> None:
     sig = cycle_signature(events, clock)
     expected = 10 * 20 / (10 * 20 + 158)
     assert sig.weekly[8:18].sum() / sig.events == pytest.approx(expected, abs=0.03)
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        Clock(unix_start=749458803, offset=-28800, zone="US/Pacific", declared=True, local_time="zone"),
+        Clock(unix_start=749458803, offset=-28800, zone="UTC-8", declared=True),
+        Clock(),
+    ],
+)
+def test_a_warp_gives_the_clocks_hour_of_the_week(clock: Clock) -> None:
+    """One time at a time (a simulated batch's part of the day), the hour the clock
+    gives for many: daylight saving changes included (1993-10-31 in US/Pacific)."""
+    warp = Warp(clock, np.ones(168))
+    times = np.arange(0.0, 400 * 86_400, 1234.5)
+    assert [warp.hour_of_week(t) for t in times] == clock.hour_of_week(times).tolist()
