@@ -38,6 +38,11 @@ jobs/s counts the job records read from the trace (every one is parsed and, unle
 skipped, simulated and written). Each row reports the median of ``--repeat`` runs,
 wall and CPU (user + system) seconds; the load averages before and after are printed,
 because on a shared machine wall time depends on them.
+
+``--peers`` prints only a table of sitesim beside the peer simulators installed here
+(AccaSim, and pyss from a checkout given with ``--pyss PATH``), whole processes on the
+same SWF files (``--peer-traces``; default KTH-SP2 from ``--traces``, else the
+synthetic 1x trace): scripts/bench_peers.py.
 """
 
 from __future__ import annotations
@@ -54,11 +59,14 @@ from pathlib import Path
 
 import numpy as np
 
+from bench_peers import run_peers  # scripts/ is on the path of a script run from it
+
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.site import YEAR, SiteConfig, run_site
 from sitesim.workload.swf import STATUS_COMPLETED, SwfRecord, write_swf
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 SCRIPTS = Path(__file__).resolve().parent
 REFERENCE = SCRIPTS / "reference_easy.py"
 NODES = 128
@@ -205,7 +213,20 @@ def main(argv: list[str] | None = None) -> int:
         "--users", default="10,50,200",
         help="site-level rows: one simulated year with these user counts ('' for none)",
     )
+    parser.add_argument(
+        "--peers", action="store_true",
+        help="only time sitesim against the peer simulators found here (scripts/bench_peers.py)",
+    )
+    parser.add_argument(
+        "--peer-traces", default="", metavar="FILES",
+        help="SWF files for --peers, comma-separated (default KTH-SP2 from --traces, else synthetic 1x)",
+    )
+    parser.add_argument("--accasim-python", metavar="PYTHON", help="an interpreter that can import accasim")
+    parser.add_argument("--pyss", metavar="PATH", help="a pyss checkout (holding run_simulator.py)")
+    parser.add_argument("--pyss-python", metavar="PYTHON", help="the interpreter for pyss (default python2, pypy)")
     args = parser.parse_args(argv)
+    if args.peers:
+        return peers(args)
     schedulers = args.schedulers.split(",")
     scales = [int(s) for s in args.scales.split(",") if s]
     cons_scales = [int(s) for s in args.cons_scales.split(",") if s]
@@ -286,6 +307,21 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(f"# load averages after: {load()}; median of {args.repeat} runs per row")
     return 0
+
+
+def peers(args: argparse.Namespace) -> int:
+    """The ``--peers`` table on the chosen SWF files."""
+    with tempfile.TemporaryDirectory(prefix="sitesim-bench-") as tmp:
+        traces = [Path(t) for t in args.peer_traces.split(",") if t]
+        if not traces and args.traces is not None and (Path(args.traces) / KTH).exists():
+            traces = [Path(args.traces) / KTH]
+        if not traces:
+            traces = [Path(tmp) / f"synthetic-{args.jobs}.swf"]
+            write_swf(traces[0], synthetic_records(args.jobs, args.seed),
+                      header=[f"; MaxNodes: {NODES}", f"; MaxProcs: {NODES}"])
+        print(f"# load averages before: {load()}")
+        return run_peers(traces, args.repeat, accasim_python=args.accasim_python, pyss=args.pyss,
+                         pyss_python=args.pyss_python)
 
 
 if __name__ == "__main__":

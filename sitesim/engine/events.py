@@ -19,12 +19,13 @@ the package touches them (``tests/engine/test_internals.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import Any
 
 import simpy
 from simpy.core import NORMAL as _NORMAL
 from simpy.core import URGENT as _URGENT
+from simpy.core import StopSimulation
 
 #: SimPy's priority of a process's start (its ``Initialize`` event) and of the stop
 #: ``env.run(until)`` schedules: before anything else due at the same instant.
@@ -126,3 +127,45 @@ def stop_at(env: simpy.Environment, until: int) -> simpy.Event:
     stop._value = None
     env.schedule(stop, URGENT, until - env.now)
     return stop
+
+
+def run(env: simpy.Environment, until: int | None = None) -> None:
+    """``env.run(until)`` (None: until no event is left; else a time after now), with
+    SimPy's ``Environment.step`` written out in the loop.
+
+    A replay processes about two events per job, and a method call per event was a
+    visible part of its cost over a bare event loop (docs/performance.md). This loop
+    does what ``run`` and ``step`` do, in the same order: pop the next entry, set the
+    clock, hand the event to its callbacks, crash on a failed event nobody defused,
+    and stop at ``until`` (the stop :func:`stop_at` schedules, as ``run`` does) or
+    when a callback raises ``StopSimulation`` (the event's remaining callbacks are put
+    back, first at its instant, for a later run). ``tests/engine/test_events.py``
+    runs it beside ``env.run`` on the same events.
+    """
+    stop = None
+    if until is not None:
+        if until <= env._now:
+            raise ValueError(f"until ({until}) must be greater than the current simulation time")
+        stop = stop_at(env, until)
+        stop.callbacks.append(StopSimulation.callback)  # type: ignore[union-attr]
+    queue = env._queue
+    try:
+        while queue:
+            env._now, _, _, event = heappop(queue)
+            callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
+            try:
+                for callback in callbacks:  # type: ignore[union-attr]
+                    callback(event)
+            except StopSimulation:
+                event.callbacks = callbacks[callbacks.index(callback) + 1 :]  # type: ignore[union-attr]
+                env.schedule(event, -1)  # type: ignore[arg-type]
+                raise
+            if not event._ok and not hasattr(event, "_defused"):
+                failure = event._value
+                exc = type(failure)(*failure.args)
+                exc.__cause__ = failure
+                raise exc
+    except StopSimulation:
+        return
+    if stop is not None:
+        raise RuntimeError(f'No scheduled events left but "until" event was not triggered: {stop}')

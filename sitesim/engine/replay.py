@@ -212,4 +212,4 @@ class TraceReplay:
             if when != now or due_now(env):
                 At(env, when - now, SUBMISSION, self._submit, job)
                 break
-        site.settle()
+        site.settle(now)

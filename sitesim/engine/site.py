@@ -166,8 +166,9 @@ class Site:
         for hook in self._submit_hooks:
             hook(job)
 
-    def settle(self) -> None:
-        """Hold this instant's scheduling pass, as the last step of an event callback.
+    def settle(self, now: int | None = None) -> None:
+        """Hold this instant's scheduling pass, as the last step of an event callback
+        (``now``: the current time, when the caller has it at hand).
 
         The pass must come after everything else that happens at this instant (module
         docstring of :mod:`sitesim.engine.events`). When no other event is due now, the
@@ -181,7 +182,7 @@ class Site:
             self._pass_pending = True
             At(self.env, 0, SCHEDULING, self._pass)
         else:
-            self._run_pass()
+            self._run_pass(int(self.env.now) if now is None else now)
 
     def watch(self, job: Job, batch: BatchEnd) -> None:
         """Count ``job`` in ``batch``, the event its user will wait on (submitted jobs only)."""
@@ -194,13 +195,12 @@ class Site:
             self._pass_pending = True
             At(self.env, 0, SCHEDULING, self._pass)
 
-    def _pass(self, _event: At) -> None:
+    def _pass(self, event: At) -> None:
         self._pass_pending = False
-        self._run_pass()
+        self._run_pass(event.time)
 
-    def _run_pass(self) -> None:
+    def _run_pass(self, now: int) -> None:
         env = self.env
-        now = int(env.now)
         machine = self.machine
         started = self.scheduler.schedule(now, machine.free)
         if started:
@@ -280,4 +280,4 @@ class Site:
         batch = self._watchers.pop(job.id, None) if self._watchers else None
         if batch is not None:
             batch.job_ended()
-        self.settle()
+        self.settle(now)

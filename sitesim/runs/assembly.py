@@ -21,6 +21,7 @@ from typing import Any
 import simpy
 
 from sitesim.engine.eventlog import EventLog
+from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
 from sitesim.metrics.productivity import ProductivityRecorder
@@ -81,7 +82,7 @@ class RunAssembly:
         if wanted(progress):
             run_with_progress(self.env, until)
         else:
-            self.env.run(until=until)
+            run_events(self.env, until)
 
     def close(self, end: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """End the observation window at ``end`` (default: the last completion), flush

@@ -37,6 +37,10 @@ from sitesim.schedulers.backfill import fcfs_heads, scan, shadow
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.workload.job import Job
 
+#: The hooks asked per job or per pass, in the order of the flags :class:`EasyScheduler`
+#: keeps for them.
+_PER_JOB_HOOKS = ("place", "planned", "backfill_key", "select", "started")
+
 #: What a pass that tried every waiting job leaves for the next: (free nodes, shadow
 #: time, extra nodes, queue length) after it.
 Settled = tuple[int, int, int, int]
@@ -71,6 +75,14 @@ class EasyScheduler(Scheduler):
         #: With a backfill key: the waiting jobs sorted by (key, seq), and their keys.
         self._by_key: list[Job] = []
         self._keys: list[tuple[int, int]] = []
+        #: Which of the per-job hooks this policy overrides. A hook left alone is not
+        #: called: its default is written out where it acts (a call per arrival and per
+        #: start for each, at a few hundred thousand jobs, was most of what the kernel
+        #: cost beyond its scans).
+        own = {hook for hook in _PER_JOB_HOOKS if getattr(type(self), hook) is not getattr(EasyScheduler, hook)}
+        self._places, self._plans, self._keyed, self._selects, self._tells = (
+            hook in own for hook in _PER_JOB_HOOKS
+        )
 
     # -- hooks -------------------------------------------------------------------------
     def order(self, now: int) -> bool:
@@ -109,16 +121,20 @@ class EasyScheduler(Scheduler):
 
     # -- events --------------------------------------------------------------------------
     def enqueue(self, job: Job, now: int) -> None:
-        self.place(job)
-        self._planned[job.seq] = self.planned(job)
+        if self._places:
+            self.place(job)
+        else:
+            self.queue.append(job)
+        self._planned[job.seq] = self.planned(job) if self._plans else job.estimate
         if not self.arrival_order:
             self._arrived.append(job)
-        key = self.backfill_key(job)
-        if key is not None:
-            entry = (key, job.seq)
-            i = bisect_left(self._keys, entry)
-            self._keys.insert(i, entry)
-            self._by_key.insert(i, job)
+        if self._keyed:
+            key = self.backfill_key(job)
+            if key is not None:
+                entry = (key, job.seq)
+                i = bisect_left(self._keys, entry)
+                self._keys.insert(i, entry)
+                self._by_key.insert(i, job)
 
     def job_ended(self, job: Job, now: int) -> None:
         self._settled = None
@@ -143,23 +159,33 @@ class EasyScheduler(Scheduler):
     def schedule(self, now: int, free: int) -> list[Job]:
         """An EASY pass: the queue in queue order, heads while they fit, the head's
         shadow time by planned ends, then :meth:`select` over the backfill candidates;
-        after a pass that only arrivals followed, :meth:`select` over the arrivals."""
+        after a pass that only arrivals followed, :meth:`select` over the arrivals.
+
+        It runs at most once per instant of a run, so it is written for its common
+        paths: nothing is allocated but the started list and the scan's positions, and
+        a hook the policy leaves alone is not called.
+        """
         settled, self._settled = self._settled, None
         queue = self.queue
         if not queue:
             return []
-        started: list[Job] = []
-        resume = settled if settled is not None and settled[0] == free else None
-        if not self.arrival_order:
+        in_arrival_order = self.arrival_order
+        resume = settled is not None and settled[0] == free
+        if not in_arrival_order:
             arrived, self._arrived = self._arrived, []
             if self.order(now) or queue[0] is not self._head:
-                resume = None
-        if resume is not None:
-            _free, end_by, extra, tried = resume
-            if self.arrival_order:
-                candidates, first = queue, tried
+                resume = False
+        keys = self._keys
+        if resume:
+            _free, end_by, extra, first = settled  # type: ignore[misc]
+            if keys:  # the arrivals by key
+                candidates = sorted(queue[first:] if in_arrival_order else arrived, key=self._by_key_order)
+                first = 0
+            elif in_arrival_order:
+                candidates = queue
             else:
                 candidates, first = [queue[i] for i in sorted(queue.index(job) for job in arrived)], 0
+            started: list[Job] = []
         else:
             n = fcfs_heads(queue, free)
             if n:
@@ -168,29 +194,38 @@ class EasyScheduler(Scheduler):
                 for job in started:
                     free -= job.size
                     self._hold(job, now)
+            else:
+                started = []
             if len(queue) < 2 or free == 0:
-                self._tell(started, now)
+                if started and self._tells:
+                    self._tell(started, now)
                 return started
             end_by, extra = shadow(self._running, queue[0].size, free)
-            candidates, first = queue, 1
-        if self._keys:  # the arrivals, or every waiting job (the head does not fit), by key
-            candidates, first = self._by_key if resume is None else sorted(candidates[first:], key=self._by_key_order), 0
-        picked, free, extra = self.select(candidates, first, free, now, end_by, extra)
+            # With a backfill key, every waiting job by key: the head is among them, and
+            # does not fit in the free nodes (a selection never takes it).
+            candidates, first = (self._by_key, 0) if keys else (queue, 1)
+        if self._selects:
+            picked, free, extra = self.select(candidates, first, free, now, end_by, extra)
+        else:
+            picked, free, extra = scan(candidates, first, free, now, end_by, extra, self._planned)
         if picked:
-            chosen = [candidates[i] for i in picked]
-            for job in chosen:
-                self._hold(job, now)
+            hold = self._hold
             if candidates is queue:
+                chosen = [queue[i] for i in picked]
                 for i in reversed(picked):
                     del queue[i]
             else:
+                chosen = [candidates[i] for i in picked]
                 gone = {job.seq for job in chosen}
                 queue[:] = [job for job in queue if job.seq not in gone]
+            for job in chosen:
+                hold(job, now)
             started += chosen
         if free:
             self._settled = (free, end_by, extra, len(queue))
             self._head = queue[0]
-        self._tell(started, now)
+        if started and self._tells:
+            self._tell(started, now)
         return started
 
     def _by_key_order(self, job: Job) -> tuple[int | None, int]:
@@ -207,7 +242,6 @@ class EasyScheduler(Scheduler):
             del self._by_key[i]
 
     def _tell(self, started: list[Job], now: int) -> None:
-        if started:
-            tell = self.started
-            for job in started:
-                tell(job, now)
+        tell = self.started
+        for job in started:
+            tell(job, now)

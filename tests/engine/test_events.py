@@ -18,8 +18,10 @@ from sitesim.engine.events import (
     due_now,
     move_waiter,
     resume_on,
+    run,
     stop_at,
 )
+from simpy.core import StopSimulation
 
 
 def test_queue_entry_is_simpys() -> None:
@@ -128,3 +130,57 @@ def test_resume_on_refuses_a_shared_or_processed_event() -> None:
     assert seen == [0]
     with pytest.raises(RuntimeError, match="already processed"):
         resume_on(own, lambda e: None)
+
+
+def _scenario(env: simpy.Environment, trace: list[tuple[Any, ...]]) -> None:
+    """Processes, timeouts and At events sharing instants, and a callback that stops
+    the simulation while another callback of its event is still to run."""
+
+    def worker(name: str, gaps: list[int]) -> Generator[simpy.Event, Any, None]:
+        for gap in gaps:
+            value = yield env.timeout(gap, value=gap)
+            trace.append((env.now, name, value))
+
+    env.process(worker("a", [1, 2, 2, 5]))
+    env.process(worker("b", [3, 3, 1]))
+    for when, priority in ((3, SCHEDULING), (3, COMPLETION), (5, SUBMISSION), (9, NORMAL)):
+        At(env, when, priority, lambda e: trace.append((e.time, "at", e.payload)), priority)
+    shared = env.timeout(4)
+    shared.callbacks.append(lambda e: trace.append((env.now, "first")))
+    shared.callbacks.append(StopSimulation.callback)
+    shared.callbacks.append(lambda e: trace.append((env.now, "after the stop")))
+
+
+@pytest.mark.parametrize("until", [None, 4, 6, 20])
+def test_run_is_simpys_run(until: int | None) -> None:
+    """The same events in the same order as ``env.run``, the same clock when it
+    returns, stopped by a callback or at ``until``, and resumed the same way."""
+    traces: list[list[tuple[Any, ...]]] = []
+    for ours in (True, False):
+        env = simpy.Environment()
+        trace: list[tuple[Any, ...]] = []
+        traces.append(trace)
+        _scenario(env, trace)
+        for _ in range(3):  # the first run stops at the callback; later ones resume
+            if until is not None and until <= env.now:
+                break
+            run(env, until) if ours else env.run(until)
+            trace.append(("returned", env.now))
+        trace.append(("left", sorted((t, p) for t, p, _, _ in env._queue)))
+    assert traces[0] == traces[1]
+
+
+def test_run_crashes_on_a_failed_event_and_refuses_a_past_until() -> None:
+    for ours in (True, False):
+        env = simpy.Environment(initial_time=5)
+        failed = env.event()
+        failed.fail(KeyError("lost"))
+        with pytest.raises(KeyError, match="lost") as caught:
+            run(env) if ours else env.run()
+        assert isinstance(caught.value.__cause__, KeyError)
+        defused = env.event()
+        defused.fail(KeyError("kept"))
+        defused.defused = True
+        run(env) if ours else env.run()
+        with pytest.raises(ValueError, match="must be greater"):
+            run(env, 5) if ours else env.run(5)

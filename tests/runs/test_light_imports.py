@@ -73,3 +73,35 @@ def test_bench_script_smoke(tmp_path: Path) -> None:
     assert rows[5].count("|") == 11  # the ratios, the SimPy floor, sitesim without output
     assert sum(line.startswith("| start-up") for line in done.stdout.splitlines()) == 1
     assert sum(line.startswith("| interpreter alone") for line in done.stdout.splitlines()) == 1
+
+
+def test_bench_peers_names_what_it_found(tmp_path: Path) -> None:
+    """``bench.py --peers`` times sitesim on the same trace whatever is installed, and
+    says which peers it found and why the others are missing."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--peers", "--jobs", "100", "--repeat", "1",
+         "--accasim-python", str(tmp_path / "no-python"), "--pyss", str(tmp_path)],
+        capture_output=True, text=True, timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert "# peers found: none" in out
+    assert any(line.startswith("# AccaSim: not importable by") for line in out)
+    assert f"# pyss: {tmp_path / 'run_simulator.py'} not found" in out
+    rows = [line for line in out if line.startswith("| synthetic-100.swf |")]
+    assert len(rows) == 1 and "| sitesim |" in rows[0] and rows[0].endswith("| 1.00 |")
+
+
+def test_bench_peers_copy_gives_accasim_a_memory_request(tmp_path: Path) -> None:
+    """AccaSim's copy of a trace has field 10 set to 1 on job lines, the rest unchanged."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        from bench_peers import plain_copy
+    finally:
+        sys.path.pop(0)
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 8\n1 0 -1 5 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n\n")
+    copy = plain_copy(trace, tmp_path / "copy.swf", memory=True)
+    assert copy.read_text() == "; MaxProcs: 8\n1 0 -1 5 2 -1 -1 2 10 1 1 1 1 -1 1 -1 -1 -1\n\n"
+    assert plain_copy(trace, tmp_path / "plain.swf").read_text() == trace.read_text()
