@@ -25,7 +25,6 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.schedulers.service import DelayModel, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 #: Quantile levels kept per class: 0%, 1%, ..., 100%.
@@ -91,16 +90,21 @@ def size_classes(size: np.ndarray, nodes: int) -> list[int]:
             count = 0
     if not classes:
         return [bounds[-1]]
-    if count:  # the leftover largest jobs join the last full class
-        classes[-1] = bounds[-1]
+    classes[-1] = bounds[-1]  # the last class takes the leftover largest jobs, up to the machine
     return classes
 
 
 @define(slots=True)
 class ServiceFit:
-    """What the fit concluded about the log's machine and service, and the service."""
+    """What the fit concluded about the log's machine and service, and the service: a
+    machine of ``nodes`` nodes, ``policy``, and per size class (``size_classes``, their
+    largest sizes) the delay quantiles (``delays``; read by
+    :class:`sitesim.schedulers.service.DelayModel`)."""
 
-    spec: ServiceSpec
+    nodes: int
+    policy: str
+    size_classes: tuple[int, ...]
+    delays: tuple[tuple[float, ...], ...]
     #: Per-log findings for the report and the provenance (JSON-ready).
     findings: dict[str, Any] = field(factory=dict)
 
@@ -161,8 +165,7 @@ def fit_service(
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     machine = machine_findings(header, jobs, nodes)
     if simulated is not None:
-        model = DelayModel((max(nodes, int(size.max())),), ((0.0, 0.0),))
-        return ServiceFit(ServiceSpec(nodes, policy, model), {
+        return ServiceFit(nodes, policy, (max(nodes, int(size.max())),), ((0.0, 0.0),), {
             "machine": machine,
             "service": {"delays": "none", "why": f"the log records no waits: its starts were simulated ({simulated}),"
                         f" so its service is {policy} on the nominal machine"},
@@ -179,7 +182,6 @@ def fit_service(
         mine = waits[(size > lower) & (size <= b)] if b != classes[-1] else waits[size > lower]
         rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))))
         lower = b
-    model = DelayModel(tuple(classes), tuple(rows))
     mean_wait = float(wait.mean())
     findings = {
         "machine": machine,
@@ -196,4 +198,4 @@ def fit_service(
                     f" on {nodes} nodes"),
         },
     }
-    return ServiceFit(ServiceSpec(nodes, policy, model), findings)
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings)

@@ -243,7 +243,8 @@ def main(argv: Sequence[str]) -> int:
         description="Measure a living user population (sessions, continuation, daily and weekly "
         "cycles, arrivals and departures, per-user behaviour) and the empirical tables from an "
         "SWF log, and write a site file that simulates it (docs/validation.md).",
-        epilog="Then: sitesim --site DIR/site.toml --out OUT (-s POLICY: another policy on the fitted machine). Exit status: 0 success, 2 bad input.",
+        epilog="Then: sitesim --site DIR/site.toml --out OUT (-s POLICY: another policy on the fitted machine)."
+        " Exit status: 0 success, 2 bad input.",
     )
     parser.add_argument("log", metavar="LOG", help="SWF log (.swf or .swf.gz)")
     parser.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="output directory")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.runs.starts import StartReplay
-from sitesim.schedulers.service import SERVICE_TABLE
+from sitesim.schedulers.service import SERVICE_TABLE, DelayModel, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
@@ -28,7 +28,8 @@ def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, sta
 
 def service_lines(fit: ServiceFit) -> list[str]:
     """The ``[service]`` table of the site file (last: it ends the top-level keys)."""
-    table = fit.spec.to_table()
+    # built as the run will read it: a table the loader would refuse fails here
+    table = ServiceSpec(fit.nodes, fit.policy, DelayModel(fit.size_classes, fit.delays)).to_table()
     rows = ",\n".join("  [" + ", ".join(f"{v:.0f}" for v in row) + "]" for row in table["delays"])
     return [
         f"# the fitted service (docs/service.md): {fit.findings['service']['why']}",
