@@ -12,8 +12,8 @@ replayed job's wait read back from ``schedule.swf`` and set beside its wait in t
 Rows: mean wait (the service's over the seeds: mean, and the range of its ratio to the
 log's), wait quantiles (50/90/99 %, seed 0), and the rank correlation (Spearman) of the
 users' mean waits with the log's, over users with at least :data:`MIN_JOBS` replayed
-jobs. The table is written between the markers of docs/service.md, one block for the
-development logs and one for the held-out pair, and as CSV under docs/data/.
+jobs. The table is written into docs/service.md (one block for the development logs, one for
+the held-out pair: :data:`MARKERS`), and as CSV under docs/data/.
 """
 
 from __future__ import annotations
@@ -126,10 +126,19 @@ def markdown(table: list[dict[str, str]]) -> list[str]:
     ]
 
 
-def write_block(marker: str, lines: list[str]) -> None:
-    """Replace the text between ``<!-- marker -->`` and ``<!-- /marker -->`` in the doc."""
+#: The blocks of docs/service.md this script writes, by which logs.
+MARKERS = {
+    "development": ("<!-- service table, development logs: begin (scripts/service_table.py) -->",
+                    "<!-- service table, development logs: end -->"),
+    "held-out": ("<!-- service table, held-out logs: begin (scripts/service_table.py --held-out) -->",
+                 "<!-- service table, held-out logs: end -->"),
+}
+
+
+def write_block(which: str, lines: list[str]) -> None:
+    """Replace the block of docs/service.md for ``which`` logs (:data:`MARKERS`)."""
     text = DOC.read_text(encoding="utf-8")
-    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    begin, end = MARKERS[which]
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
     DOC.write_text(head + begin + "\n" + "\n".join(lines) + "\n" + end + tail, encoding="utf-8")
@@ -154,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     if not args.no_write:
         which = "held-out" if args.held_out else "development"
-        write_block(f"service-table-{which}", lines)
+        write_block(which, lines)
         with (ROOT / "docs" / "data" / f"service-{which}.csv").open("w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
             writer.writeheader()

@@ -15,7 +15,8 @@ the log, other users and other logs alike, and the machine stays bounded.
 
 Named ``service:FILE`` (a site file's ``[service]`` table, written by ``sitesim fit``)
 or ``service:FILE@POLICY`` (the same machine and delays under another policy: what
-``sitesim --site DIR/site.toml -s creasy`` runs). The table holds:
+``sitesim --site DIR/site.toml -s creasy`` runs; ``-s hold`` or ``hold:BASE`` there
+gives each job its recorded wait instead, the log's own service). The table holds:
 
 - ``nodes``: the machine's size (the policy declares it, as partitions do);
 - ``policy``: the base policy's spec (default ``easy``);
@@ -201,6 +202,11 @@ class ServiceScheduler(HoldScheduler):
 
     @classmethod
     def under(cls, arg: str | None, policy: str) -> str:
+        """``policy`` on this machine, behind the same delays; but the log's own service
+        (``hold``, ``hold:BASE``: each job its recorded wait) replaces the fitted one,
+        which only models it."""
+        if issubclass(SCHEDULERS.lookup(policy)[0], HoldScheduler):
+            return policy
         return f"{cls.name}:{_split(arg)[0]}@{policy}"
 
     @classmethod

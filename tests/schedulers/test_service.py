@@ -117,6 +117,9 @@ def test_a_site_with_a_service_runs_it_and_swaps_only_the_policy(tmp_path: Path)
     # a replay on the site: its machine and policy only, a policy on top swapped the same way
     assert replay_on_site(base, {}) == {"scheduler": f"service:{path}"}
     assert replay_on_site(base, {"scheduler": "fcfs"})["scheduler"] == f"service:{path}@fcfs"
+    # the log's own service (recorded waits) replaces the fitted one, on the site's machine
+    held = site_config(base, {"scheduler": "hold:easy"}, origin=path)
+    assert held.scheduler == "hold:easy" and held.nodes == 16
     with pytest.raises(InputError, match="differs from the service"):
         make_scheduler(f"service:{path}", 8)
     with pytest.raises(InputError, match="cannot be"):
