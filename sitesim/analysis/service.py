@@ -25,6 +25,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
 
 #: Quantile levels kept per class: 0%, 1%, ..., 100%.
@@ -174,6 +175,8 @@ def fit_service(
     wait = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     run = np.fromiter((j.run for j in jobs), np.float64, len(jobs))
     waits = fit_waits(submit, wait, run, size, nodes)
+    capped = int((waits > MAX_TABLE_SECONDS).sum())  # what a run accepts (sitesim/limits.py)
+    waits = np.minimum(waits, MAX_TABLE_SECONDS)
     classes = size_classes(size, nodes)
     levels = np.linspace(0.0, 1.0, LEVELS)
     rows = []
@@ -192,6 +195,7 @@ def fit_service(
             "fit_wait_share_of_wait": round(float(waits.sum() / wait.sum()), 3) if wait.sum() else 0.0,
             "jobs_with_fit_wait": round(float((waits > 0).mean()), 3),
             "size_classes": classes,
+            "capped": capped,
             "why": (f"jobs waited {waits.mean():,.0f} s on average while their size fit in idle nodes"
                     f" ({waits.sum() / max(wait.sum(), 1):.0%} of all waiting): each job is made eligible"
                     f" a delay drawn from the fit-waits of its size class, then served by {policy}"

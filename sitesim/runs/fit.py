@@ -187,6 +187,8 @@ def _fit_log(
     for prefix, document in (("empirical", table), ("population", pop_table)):
         for key, entry in document["provenance"].get("capped", {}).items():
             capped.counts[f"{prefix}.{key}"] = entry["count"]
+    if service.findings["service"].get("capped"):
+        capped.counts["service.delays"] = service.findings["service"]["capped"]
     complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
     days = population.duration / 86400
     lines = [

@@ -37,6 +37,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.errors import InputError
+from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
 from sitesim.schedulers.hold import HoldScheduler
 from sitesim.workload.job import Job
@@ -63,9 +64,11 @@ class DelayModel:
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
             raise InputError("size_classes must be positive and ascending", field="service.size_classes")
         for k, row in enumerate(self.delays):
-            if len(row) < 2 or any(not 0 <= v < 2**31 for v in row) or any(b < a for a, b in zip(row, row[1:], strict=False)):
+            if len(row) < 2 or any(not 0 <= v <= MAX_TABLE_SECONDS for v in row) or any(
+                b < a for a, b in zip(row, row[1:], strict=False)
+            ):
                 raise InputError(
-                    f"class {k + 1}: at least two non-decreasing quantiles in 0..{2**31 - 1} s",
+                    f"class {k + 1}: at least two non-decreasing quantiles in 0..{MAX_TABLE_SECONDS} s",
                     field=f"service.delays[{k + 1}]",
                 )
         object.__setattr__(self, "_levels", tuple(np.linspace(0.0, 1.0, len(row)) for row in self.delays))
@@ -205,7 +208,11 @@ class ServiceScheduler(HoldScheduler):
         """``policy`` on this machine, behind the same delays; but the log's own service
         (``hold``, ``hold:BASE``: each job its recorded wait) replaces the fitted one,
         which only models it."""
-        if issubclass(SCHEDULERS.lookup(policy)[0], HoldScheduler):
+        try:
+            log_service = issubclass(SCHEDULERS.lookup(policy)[0], HoldScheduler)
+        except InputError:  # not a policy (yet): a placeholder, or refused when built
+            log_service = False
+        if log_service:
             return policy
         return f"{cls.name}:{_split(arg)[0]}@{policy}"
 
