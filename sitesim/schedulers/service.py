@@ -31,16 +31,18 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from heapq import heappush
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from attrs import define, field
+from attrs import define
 
 from sitesim.errors import InputError
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
 from sitesim.schedulers.hold import HoldScheduler
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:  # numpy only where a service runs: a plain replay imports none
+    import numpy as np
 
 #: The ``[service]`` table of a site file.
 SERVICE_TABLE = "service"
@@ -56,7 +58,6 @@ class DelayModel:
     size_classes: tuple[int, ...]
     #: ``delays[k]``: the class-k quantiles at levels evenly spaced over [0, 1].
     delays: tuple[tuple[float, ...], ...]
-    _levels: tuple[np.ndarray, ...] = field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if not self.size_classes or len(self.size_classes) != len(self.delays):
@@ -71,7 +72,6 @@ class DelayModel:
                     f"class {k + 1}: at least two non-decreasing quantiles in 0..{MAX_TABLE_SECONDS} s",
                     field=f"service.delays[{k + 1}]",
                 )
-        object.__setattr__(self, "_levels", tuple(np.linspace(0.0, 1.0, len(row)) for row in self.delays))
 
     def class_of(self, size: int) -> int:
         """The class of a job of ``size`` nodes (the last takes any larger one)."""
@@ -79,13 +79,15 @@ class DelayModel:
 
     def draw(self, size: int, rng: np.random.Generator) -> int:
         """A delay for a job of ``size`` nodes: its class's quantile function at a uniform draw."""
-        k = self.class_of(size)
-        return int(round(float(np.interp(rng.random(), self._levels[k], self.delays[k]))))
+        row = self.delays[self.class_of(size)]
+        at = rng.random() * (len(row) - 1)
+        i = min(int(at), len(row) - 2)
+        return round(row[i] + (row[i + 1] - row[i]) * (at - i))
 
     @property
     def mean(self) -> list[float]:
-        """Each class's mean delay (the area under its quantile function)."""
-        return [float(np.trapezoid(row, lv)) for row, lv in zip(self.delays, self._levels, strict=True)]
+        """Each class's mean delay (the area under its piecewise-linear quantile function)."""
+        return [sum(a + b for a, b in zip(row, row[1:], strict=False)) / (2 * (len(row) - 1)) for row in self.delays]
 
 
 @define(slots=True, frozen=True)
@@ -258,4 +260,6 @@ class ServiceScheduler(HoldScheduler):
 
 
 def _stream(seed: int) -> np.random.Generator:
+    import numpy as np
+
     return np.random.default_rng(np.random.SeedSequence([seed, STREAM_KEY]))
