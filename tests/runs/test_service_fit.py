@@ -48,3 +48,27 @@ def test_a_log_replayed_under_its_fitted_service_waits_as_long_as_the_log(name: 
     assert len(jobs) > 0.9 * len(log)
     ratio = np.mean([replayed[j] for j in jobs]) / np.mean([log[j] for j in jobs])
     assert 0.7 <= ratio <= 1.3, f"{name}: mean wait {ratio:.2f} times the log's"
+
+
+def test_a_small_log_fitted_then_replayed_under_its_service_from_the_command_line(tmp_path: Path) -> None:
+    import json
+
+    from sitesim.cli import main
+    from tests.runs.test_fit import office_log
+
+    log = office_log(tmp_path / "office.swf")
+    assert main(["fit", str(log), "-o", str(tmp_path / "site")]) == 0
+    site = tmp_path / "site" / "site.toml"
+    pop = json.loads((tmp_path / "site" / "population.json").read_text())
+    assert pop["provenance"]["service"]["machine"]["processors_per_node"] == 1
+    assert main(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "a")]) == 0
+    assert main(["-c", str(log), "--site", str(site), "-s", "fcfs", "--out", str(tmp_path / "b")]) == 0
+    a = json.loads((tmp_path / "a" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert a["config"]["scheduler"] == f"service:{site}" and a["service"]["policy"] == "easy"
+    assert b["config"]["scheduler"] == f"service:{site}@fcfs" and b["service"]["policy"] == "fcfs"
+    # the same seed gives the same schedule; the site-level run has the service by default
+    assert main(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "a" / "schedule.swf").read_bytes() == (tmp_path / "c" / "schedule.swf").read_bytes()
+    assert main(["--site", str(site), "--duration", "2", "--out", str(tmp_path / "d")]) == 0
+    assert json.loads((tmp_path / "d" / "summary.json").read_text())["config"]["scheduler"] == f"service:{site}"
