@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--site", metavar="NAME|TOML",
         help="site-level: a shipped site by name (paper, the default; measured; closed;"
-        " partitions) or a site file; other options override it (docs/fidelity.md)",
+        " partitions) or a site file; other options override it (docs/fidelity.md); with -c,"
+        " only its machine and policy (a fitted site's service, docs/service.md)",
     )
     parser.add_argument(
         "--out", type=Path, metavar="DIR",
@@ -248,14 +249,16 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sitesim.runs.output import SYSTEM_HEADER
     from sitesim.runs.replay import ReplayConfig, run_replay
 
-    if args.site is not None:
-        parser.error("--site describes simulated users and cannot be combined with -c")
     if args.moldable is None:
         for flag, value in (("--moldable-table", args.moldable_table), ("--slice-days", args.slice_days)):
             if value is not None:
                 parser.error(f"{flag} applies with --moldable only")
     given = _stored(_given(args, options.REPLAY), options.REPLAY)
     _partitions(args, given)
+    if args.site is not None:  # the site's machine and policy (a fitted site's service)
+        from sitesim.runs.sitefile import load_site_file, replay_on_site
+
+        given = replay_on_site(load_site_file(args.site), given)
     try:
         config = ReplayConfig(**given)
     except InputError as exc:

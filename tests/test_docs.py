@@ -112,6 +112,10 @@ BLOCKS: dict[tuple[str, str, str], tuple] = {
         ("runs", "trial_runs_table"),
     ("user-aware.md", "<!-- user-aware:start -->", "<!-- user-aware:end -->"):
         ("runs", "user_aware"),
+    ("service.md", "<!-- service table, development logs: begin (scripts/service_table.py) -->",
+     "<!-- service table, development logs: end -->"): ("runs", "service_table"),
+    ("service.md", "<!-- service table, held-out logs: begin (scripts/service_table.py --held-out) -->",
+     "<!-- service table, held-out logs: end -->"): ("runs", "service_table"),
     ("architecture.md", "<!-- layers: begin -->", "<!-- layers: end -->"): ("hand",),
     ("moldable.md", "<!-- partitions example: begin -->", "<!-- partitions example: end -->"): ("hand",),
     ("moldable.md", "<!-- bushel coverage: begin -->", "<!-- bushel coverage: end -->"): ("hand",),

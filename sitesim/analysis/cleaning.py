@@ -62,6 +62,8 @@ class TraceJob:
     status: int
     user: int
     executable: int
+    #: SWF field 15 (-1: unknown): the fitted service asks whether queues owned nodes.
+    queue: int = -1
 
     @property
     def end(self) -> float:
@@ -148,6 +150,7 @@ def clean_records(records: Iterable[SwfRecord]) -> tuple[list[TraceJob], Cleanin
                 status=int(rec.status),
                 user=int(rec.user_id),
                 executable=int(rec.executable),
+                queue=int(rec.queue),
             )
         )
     report.kept = len(jobs)

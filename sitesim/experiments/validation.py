@@ -149,12 +149,22 @@ def describe(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} {format_value(float(v))}" for k, v in values.items())
 
 
-def simulate_fitted(site: Path, out: Path, *, seed: int, scheduler: str = "easy", **overrides: Any) -> dict[str, Any]:
-    """Run the fitted site ``site/site.toml`` once; returns its system summary."""
+def simulate_fitted(
+    site: Path, out: Path, *, seed: int, scheduler: str = "easy", service: bool = False, **overrides: Any
+) -> dict[str, Any]:
+    """Run the fitted site ``site/site.toml`` once; returns its system summary.
+
+    ``scheduler`` runs on the site's nominal machine, without the fitted service (what
+    this validation has measured: EASY on the nominal machine, the log's ``hold``);
+    with ``service``, behind the site's fitted service on its machine, as ``sitesim
+    --site DIR/site.toml -s SCHEDULER`` runs it (docs/service.md)."""
     from sitesim.runs.site import run_site
     from sitesim.runs.sitefile import load_site_file, site_config
 
-    config = site_config(load_site_file(site / "site.toml"), {"scheduler": scheduler, "seed": seed, **overrides})
+    base = load_site_file(site / "site.toml")
+    if not service:
+        base.pop("scheduler", None)
+    config = site_config(base, {"scheduler": scheduler, "seed": seed, **overrides})
     return run_site(config, out).summary
 
 

@@ -6,7 +6,9 @@ created and the fit failed):
 - ``empirical.json``: the pooled empirical tables (the format of ``empirical/``);
 - ``population.json``: the living population (:mod:`sitesim.analysis.profiles`);
 - ``site.toml``: a site file naming both, with the log's machine size, duration and
-  number of users, so ``sitesim --site DIR/site.toml -s easy`` simulates that site.
+  number of users, and the fitted service as its policy (a ``[service]`` table,
+  :mod:`sitesim.runs.service_fit`, docs/service.md), so ``sitesim --site DIR/site.toml``
+  simulates that site, and ``-s POLICY`` on top swaps the policy on the same machine.
 
 A log without wait times (field 3 is -1 for every job) gets its starts simulated
 first (:mod:`sitesim.runs.starts`; ``--start-policy`` forces that for any log).
@@ -45,6 +47,7 @@ from attrs import define, field
 from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
 from sitesim.analysis.population import analyze_population
+from sitesim.analysis.service import ServiceFit
 from sitesim.analysis.profiles import build_population_table
 from sitesim.analysis.tables import build_table, write_table
 from sitesim.analysis.trace import analyze_jobs, sha256_uncompressed
@@ -54,6 +57,7 @@ from sitesim.exits import run_command
 from sitesim.limits import MAX_NODES, MAX_USERS
 from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
+from sitesim.runs.service_fit import fit_log_service, report_lines, service_lines
 from sitesim.runs.starts import StartReplay, simulate_starts
 from sitesim.users.population_table import GAPS
 from sitesim.workload.calendar import Clock
@@ -100,6 +104,8 @@ class FitSummary:
     capped: Capped = field(factory=Capped)
     #: Usable jobs larger than the header's machine (a run clips them to it), and the largest.
     oversized: Oversized | None = None
+    #: The fitted machine and service (the site file's ``[service]``; docs/service.md).
+    service: ServiceFit | None = None
 
 
 def _oversized(jobs: list[TraceJob], header: SwfHeader) -> Oversized | None:
@@ -199,6 +205,7 @@ def _fit_log(
     command = f"sitesim fit {path.name}"
     table = build_table(analysis, [analysis], command)
     population = analyze_population(jobs, clock)
+    service = fit_log_service(jobs, machine, header, starts)
     provenance = {
         "file": path.name,
         "sha256_uncompressed": analysis.sha256,
@@ -207,6 +214,7 @@ def _fit_log(
         "machine_size_from": "header" if header.machine_size() else "largest job",
         **({"larger_than_machine": oversized.to_dict()} if oversized is not None else {}),
         "clock_from": clock.describe(),
+        "service": service.findings,
         "generator": command,
     }
     try:
@@ -219,6 +227,8 @@ def _fit_log(
     for prefix, document in (("empirical", table), ("population", pop_table)):
         for key, entry in document["provenance"].get("capped", {}).items():
             capped.counts[f"{prefix}.{key}"] = entry["count"]
+    if service.findings["service"].get("capped"):
+        capped.counts["service.delays"] = service.findings["service"]["capped"]
     complete = all(table["distributions"][f] is not None for f in FIELDS if f not in OPTIONAL)
     days = population.duration / 86400
     lines = [
@@ -231,13 +241,14 @@ def _fit_log(
         'size_mapping = "clip"',
         "runtime_scale = 1.0",
         f"# local time: {clock.describe()}",
+        *service_lines(service),
     ]
     with OutputDir(out) as staged:
         write_table(staged.path("empirical.json"), table)
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
         _check_loadable(staged.path("empirical.json") if complete else None, where)
-    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped, oversized)
+    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped, oversized, service)
 
 
 def _check_loadable(empirical: Path | None, where: str) -> None:
@@ -274,7 +285,8 @@ def main(argv: Sequence[str]) -> int:
         description="Measure a living user population (sessions, continuation, daily and weekly "
         "cycles, arrivals and departures, per-user behaviour) and the empirical tables from an "
         "SWF log, and write a site file that simulates it (docs/validation.md).",
-        epilog="Then: sitesim --site DIR/site.toml -s easy --out OUT. Exit status: 0 success, 2 bad input.",
+        epilog="Then: sitesim --site DIR/site.toml --out OUT (-s POLICY: another policy on the fitted machine)."
+        " Exit status: 0 success, 2 bad input.",
     )
     parser.add_argument("log", metavar="LOG", help="SWF log (.swf or .swf.gz)")
     parser.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="output directory")
@@ -312,12 +324,15 @@ def _fit(args: argparse.Namespace) -> int:
         f"# fitted {info.users} users, {info.jobs} jobs over {info.days:.1f} days on"
         f" {info.nodes} nodes; local time {clock.describe()}"
     )
+    if info.service is not None:
+        for line in report_lines(info.service):
+            print(line)
     if info.capped.total:
         print(f"# capped at the limits a run accepts (docs/population.md): {info.capped.describe()}")
     if info.oversized is not None:
         print(f"# larger than the machine: {info.oversized.describe(info.jobs)}")
     if not info.complete:
         print("# some empirical tables are empty in this log: the site uses the combined tables for estimates")
-    print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'} -s easy")
+    print(f"# wrote {args.out / 'site.toml'}; simulate with: sitesim --site {args.out / 'site.toml'}")
     return 0
 

@@ -205,6 +205,7 @@ def run_replay(
         if scheduler is None:
             scheduler = build_scheduler(config.scheduler, nodes)
         check_machine(scheduler, nodes)
+        scheduler.use_seed(config.seed)
         violations = ViolationCounter()
         run = RunAssembly(scheduler, nodes, observers=[violations, *observers], debug=debug)
         shaper = None

@@ -231,6 +231,7 @@ def run_site(
     if scheduler is None:
         scheduler = build_scheduler(config.scheduler, config.nodes)
     check_machine(scheduler, config.nodes)
+    scheduler.use_seed(config.seed)
     run = RunAssembly(scheduler, config.nodes, observers=observers, debug=debug, load_over_window=True)
     site = run.site
     # Users never ask for more nodes than the scheduler can give one job (the whole

@@ -171,6 +171,24 @@ def site_config(
         raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(name)) from None
 
 
+def replay_on_site(base: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """Replay options (``given``, from the command line) on a site file's machine and
+    policy (``base``, :func:`load_site_file`): ``sitesim -c LOG --site FILE`` replays the
+    log on a fitted site's machine under its fitted service. Only the machine and the
+    policy are taken (the rest of a site describes simulated users); a policy given on
+    top runs on the site's machine as in :func:`site_config`."""
+    out = dict(given)
+    site_policy = base.get("scheduler")
+    if "scheduler" not in out:
+        if site_policy is not None:
+            out["scheduler"] = site_policy
+    elif site_policy is not None and machine_nodes(out["scheduler"], None) is None and out["scheduler"] != site_policy:
+        out["scheduler"] = under(site_policy, out["scheduler"])
+    if "nodes" not in out and "nodes" in base and machine_nodes(out.get("scheduler"), None) is None:
+        out["nodes"] = base["nodes"]
+    return out
+
+
 def flag_of(name: str) -> str:
     """The command-line flag of an option (errors about a value given there name it)."""
     try:

@@ -2,7 +2,8 @@
 
 Composites are registered policies too: ``hold:BASE`` (the log's service) and
 ``partitioned:FILE`` (:mod:`sitesim.schedulers.partitioned`), which runs registered
-policies on partitions of the machine and declares its size.
+policies on partitions of the machine and declares its size, and ``service:FILE``
+(:mod:`sitesim.schedulers.service`), a fitted service.
 """
 
 from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies)
@@ -16,6 +17,7 @@ from sitesim.schedulers import (  # noqa: F401  (registers the built-in policies
     los,
     multifactor,
     partitioned,
+    service,
     sjbf,
     timed,
 )

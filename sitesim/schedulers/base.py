@@ -112,6 +112,11 @@ class Scheduler(ABC):
         Policies that only ever start jobs ignore it.
         """
 
+    def use_seed(self, seed: int) -> None:
+        """The run hands over its seed, before the first job. A policy that draws (a fitted
+        service's delays, sitesim/schedulers/service.py) spawns its own stream from it,
+        so every other stream of the run stays as it was; the others ignore it."""
+
     def timer_expired(self, job: Job, now: int) -> None:
         """A timer set with ``control.timer`` rang; a scheduling pass follows."""
 

@@ -28,6 +28,10 @@ class Composite(Scheduler):
     def part_of(self, job: Job) -> Scheduler | None:
         """The part that holds ``job`` now (None: the composite itself)."""
 
+    def use_seed(self, seed: int) -> None:
+        for part in self.parts:
+            part.use_seed(seed)
+
     def timer_expired(self, job: Job, now: int) -> None:
         part = self.part_of(job)
         if part is not None:

@@ -196,7 +196,8 @@ def test_feedback_replay_of_a_fitted_sites_trace_is_exact(tmp_path: Path, schedu
     out = tmp_path / "run"
     run_site(config, out=out)
     result = run_replay(
-        ReplayConfig(trace=str(out / "trace.swf"), scheduler=scheduler, estimates="trace", feedback="absolute"),
+        # the site's policy, behind its fitted service (docs/service.md), drawing the same delays
+        ReplayConfig(trace=str(out / "trace.swf"), scheduler=config.scheduler, estimates="trace", feedback="absolute"),
         out=out / "fb",
     )
     _, compared = _same_schedule(out / "trace.swf", out / "fb" / "schedule.swf", scheduler)

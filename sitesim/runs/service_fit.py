@@ -1,0 +1,53 @@
+"""The fitted service's part of ``sitesim fit``: its ``[service]`` table and its report.
+
+The fit measures the log's machine and service (:mod:`sitesim.analysis.service`) and
+writes them into the site file as a ``[service]`` table, so the site's default policy
+is ``service:`` that file (:mod:`sitesim.schedulers.service`) on the fitted machine;
+``-s POLICY`` on top of the site swaps the policy and keeps the machine and the delays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.service import ServiceFit, fit_service
+from sitesim.runs.starts import StartReplay
+from sitesim.schedulers.service import SERVICE_TABLE, DelayModel, ServiceSpec
+from sitesim.workload.swf_header import SwfHeader
+
+
+def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None) -> ServiceFit:
+    """The service of a log: measured from its waits, or, when its starts were simulated,
+    the policy that simulated them."""
+    if starts is None:
+        return fit_service(jobs, nodes, header)
+    return fit_service(jobs, nodes, header, policy=starts.policy,
+                       simulated=f"under {starts.policy}, {starts.policy_from}")
+
+
+def service_lines(fit: ServiceFit) -> list[str]:
+    """The ``[service]`` table of the site file (last: it ends the top-level keys)."""
+    # built as the run will read it: a table the loader would refuse fails here
+    table = ServiceSpec(fit.nodes, fit.policy, DelayModel(fit.size_classes, fit.delays)).to_table()
+    rows = ",\n".join("  [" + ", ".join(f"{v:.0f}" for v in row) + "]" for row in table["delays"])
+    return [
+        f"# the fitted service (docs/service.md): {fit.findings['service']['why']}",
+        f"[{SERVICE_TABLE}]",
+        f"nodes = {table['nodes']}",
+        f'policy = "{table["policy"]}"',
+        "size_classes = [" + ", ".join(str(c) for c in table["size_classes"]) + "]",
+        f"# per size class: delay quantiles (s) at 0%, {100 / (len(table['delays'][0]) - 1):g}%, ..., 100%",
+        "delays = [\n" + rows + ",\n]",
+    ]
+
+
+def report_lines(fit: ServiceFit) -> list[str]:
+    """What the fit concluded about the machine and the service, and why."""
+    machine = fit.findings["machine"]
+    queues = machine["queues"]
+    return [
+        f"# machine: {machine['nodes']} nodes; {machine['allocation']}",
+        f"# queues: {queues['count']}, {'disjoint' if queues['disjoint'] else 'not partitions'}: {queues['why']}",
+        f"# service: {fit.findings['service']['why']}",
+    ]

@@ -1,0 +1,265 @@
+"""A fitted service: a real policy on a bounded machine, behind fitted eligibility delays.
+
+Why: on the shared logs the real machines sat partly idle while jobs that fit were
+waiting (docs/service.md). Per job, the time it spent waiting while its size fit in
+the machine's idle nodes (its *fit-wait*) averages close to the gap between the log's
+mean wait and EASY's on the nominal machine, while neither per-user limits on running
+jobs nor whole-machine outages account for it. So the service is modelled as: each
+job becomes eligible a delay after its submission (a hold, a deferred start, a drain
+it waited out: what made the real service slower), drawn from the log's fit-waits of
+jobs of its size class; then a real policy (``easy`` by default) starts it when it
+fits on the real nodes. Unlike ``hold`` this is a statistical model, not a copy of
+the log's timeline: the delays are drawn through the run's own seeded stream
+(:meth:`~sitesim.schedulers.base.Scheduler.use_seed`), so it serves runs longer than
+the log, other users and other logs alike, and the machine stays bounded.
+
+Named ``service:FILE`` (a site file's ``[service]`` table, written by ``sitesim fit``)
+or ``service:FILE@POLICY`` (the same machine and delays under another policy: what
+``sitesim --site DIR/site.toml -s creasy`` runs; ``-s hold`` or ``hold:BASE`` there
+gives each job its recorded wait instead, the log's own service). The table holds:
+
+- ``nodes``: the machine's size (the policy declares it, as partitions do);
+- ``policy``: the base policy's spec (default ``easy``);
+- ``size_classes``: the largest size of each class, ascending (the last class takes
+  every larger job);
+- ``delays``: per class, the quantiles of the delay in seconds at evenly spaced
+  levels from 0 to 1 (non-decreasing); a job's delay is read off them at a uniform
+  draw, by linear interpolation.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from heapq import heappush
+from typing import TYPE_CHECKING, Any
+
+from attrs import define
+
+from sitesim.errors import InputError
+from sitesim.limits import MAX_TABLE_SECONDS
+from sitesim.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
+from sitesim.schedulers.hold import HoldScheduler
+from sitesim.workload.job import Job
+
+if TYPE_CHECKING:  # numpy only where a service runs: a plain replay imports none
+    import numpy as np
+
+#: The ``[service]`` table of a site file.
+SERVICE_TABLE = "service"
+#: The service's stream is spawned from the run's seed and this key, so a service that
+#: draws leaves every other stream of the run as it was.
+STREAM_KEY = 33
+
+
+@define(slots=True, frozen=True)
+class DelayModel:
+    """Per size class, the quantile function of the eligibility delay (seconds)."""
+
+    size_classes: tuple[int, ...]
+    #: ``delays[k]``: the class-k quantiles at levels evenly spaced over [0, 1].
+    delays: tuple[tuple[float, ...], ...]
+
+    def __attrs_post_init__(self) -> None:
+        if not self.size_classes or len(self.size_classes) != len(self.delays):
+            raise InputError("size_classes and delays need one entry per class", field="service.delays")
+        if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
+            raise InputError("size_classes must be positive and ascending", field="service.size_classes")
+        for k, row in enumerate(self.delays):
+            if len(row) < 2 or any(not 0 <= v <= MAX_TABLE_SECONDS for v in row) or any(
+                b < a for a, b in zip(row, row[1:], strict=False)
+            ):
+                raise InputError(
+                    f"class {k + 1}: at least two non-decreasing quantiles in 0..{MAX_TABLE_SECONDS} s",
+                    field=f"service.delays[{k + 1}]",
+                )
+
+    def class_of(self, size: int) -> int:
+        """The class of a job of ``size`` nodes (the last takes any larger one)."""
+        return min(bisect_left(self.size_classes, size), len(self.size_classes) - 1)
+
+    def draw(self, size: int, rng: np.random.Generator) -> int:
+        """A delay for a job of ``size`` nodes: its class's quantile function at a uniform draw."""
+        row = self.delays[self.class_of(size)]
+        at = rng.random() * (len(row) - 1)
+        i = min(int(at), len(row) - 2)
+        return round(row[i] + (row[i + 1] - row[i]) * (at - i))
+
+    @property
+    def mean(self) -> list[float]:
+        """Each class's mean delay (the area under its piecewise-linear quantile function)."""
+        return [sum(a + b for a, b in zip(row, row[1:], strict=False)) / (2 * (len(row) - 1)) for row in self.delays]
+
+
+@define(slots=True, frozen=True)
+class ServiceSpec:
+    """A ``[service]`` table: the machine's size, the base policy and the delays."""
+
+    nodes: int
+    policy: str
+    delays: DelayModel
+
+    @classmethod
+    def from_table(cls, table: Any, where: str) -> ServiceSpec:
+        if not isinstance(table, dict):
+            raise InputError("must be a table ([service])", path=where, field=SERVICE_TABLE)
+        known = {"nodes", "policy", "size_classes", "delays"}
+        for key in table:
+            if key not in known:
+                raise InputError(f"unknown key (known: {', '.join(sorted(known))})", path=where,
+                                 field=f"{SERVICE_TABLE}.{key}")
+        nodes = table.get("nodes")
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+            raise InputError("a positive integer is needed", path=where, field=f"{SERVICE_TABLE}.nodes")
+        policy = table.get("policy", "easy")
+        if not isinstance(policy, str) or not policy:
+            raise InputError("a policy name is needed", path=where, field=f"{SERVICE_TABLE}.policy")
+        classes, rows = table.get("size_classes"), table.get("delays")
+        if not isinstance(classes, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in classes):
+            raise InputError("an array of integers is needed", path=where, field=f"{SERVICE_TABLE}.size_classes")
+        if not isinstance(rows, list) or not all(
+            isinstance(r, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in rows
+        ):
+            raise InputError("an array of arrays of numbers is needed", path=where, field=f"{SERVICE_TABLE}.delays")
+        try:
+            model = DelayModel(tuple(classes), tuple(tuple(float(v) for v in r) for r in rows))
+        except InputError as exc:
+            raise InputError(exc.message, path=where, field=exc.field) from None
+        return cls(nodes, policy, model)
+
+    def to_table(self) -> dict[str, Any]:
+        """The ``[service]`` table that reads back as this spec."""
+        return {
+            "nodes": self.nodes,
+            "policy": self.policy,
+            "size_classes": list(self.delays.size_classes),
+            "delays": [list(row) for row in self.delays.delays],
+        }
+
+
+def load_service(path: str) -> ServiceSpec:
+    """The ``[service]`` table of a TOML file (a fitted site file)."""
+    from sitesim.workload.tomlfile import read_toml
+
+    data = read_toml(path)
+    if SERVICE_TABLE not in data:
+        raise InputError("no [service] table in this file", path=str(path), field=SERVICE_TABLE)
+    return ServiceSpec.from_table(data[SERVICE_TABLE], str(path))
+
+
+def _split(arg: str | None) -> tuple[str, str | None]:
+    if not arg:
+        raise InputError("scheduler 'service' needs a file: -s service:FILE[@POLICY]", field="--scheduler")
+    if "@" in arg:
+        path, _, policy = arg.rpartition("@")
+        if not policy:
+            raise InputError("service:FILE@POLICY needs a policy after '@'", field="--scheduler")
+        return path, policy
+    return arg, None
+
+
+@register
+class ServiceScheduler(HoldScheduler):
+    """Each job released to the base policy a fitted delay after submission."""
+
+    name = "service"
+    site_table = SERVICE_TABLE
+    summary = ("service:FILE, a fitted service (the [service] of a site file): each job eligible a delay drawn"
+               " from the log's, then served by its policy on the fitted machine; service:FILE@POLICY swaps the policy")
+
+    def __init__(self, nodes: int, base: Scheduler, delays: DelayModel, *, spec: str) -> None:
+        super().__init__(nodes, base)
+        self.delays = delays
+        self._spec = spec
+        #: Until the run hands over its seed, the stream of seed 0 (a ready-made policy).
+        self.rng = _stream(0)
+        #: Jobs held and the delay they were given, for the report.
+        self.held_jobs = 0
+        self.held_seconds = 0
+
+    @classmethod
+    def _load(cls, arg: str | None) -> tuple[ServiceSpec, str]:
+        path, policy = _split(arg)
+        spec = load_service(path)
+        base = policy or spec.policy
+        if base.partition(":")[0] in ("hold", cls.name):
+            raise InputError(f"a service's policy cannot be {base!r}", field="--scheduler")
+        SCHEDULERS.lookup(base)[0].check_arg(SCHEDULERS.lookup(base)[1])
+        return spec, base
+
+    @classmethod
+    def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
+        spec, base = cls._load(arg)
+        if nodes != spec.nodes:
+            raise InputError(f"machine size {nodes} differs from the service's {spec.nodes}", field="--nodes")
+        return cls(nodes, make_scheduler(base, nodes), spec.delays, spec=f"{cls.name}:{arg}")
+
+    @classmethod
+    def check_arg(cls, arg: str | None) -> None:
+        cls._load(arg)
+
+    @classmethod
+    def needs_recorded_waits(cls, arg: str | None) -> bool:
+        return False
+
+    @classmethod
+    def declared_nodes(cls, arg: str | None) -> int | None:
+        return cls._load(arg)[0].nodes
+
+    @classmethod
+    def under(cls, arg: str | None, policy: str) -> str:
+        """``policy`` on this machine, behind the same delays; but the log's own service
+        (``hold``, ``hold:BASE``: each job its recorded wait) replaces the fitted one,
+        which only models it."""
+        try:
+            log_service = issubclass(SCHEDULERS.lookup(policy)[0], HoldScheduler)
+        except InputError:  # not a policy (yet): a placeholder, or refused when built
+            log_service = False
+        if log_service:
+            return policy
+        return f"{cls.name}:{_split(arg)[0]}@{policy}"
+
+    @classmethod
+    def files(cls, arg: str | None) -> list[str]:
+        return [_split(arg)[0]]
+
+    @classmethod
+    def label(cls, arg: str | None) -> str:
+        return cls.name
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    def use_seed(self, seed: int) -> None:
+        self.rng = _stream(seed)
+        super().use_seed(seed)
+
+    def enqueue(self, job: Job, now: int) -> None:
+        delay = self.delays.draw(job.size, self.rng)
+        if delay > 0:
+            self.held_jobs += 1
+            self.held_seconds += delay
+            heappush(self.held, (now + delay, job.seq, job))
+        else:
+            assert self.base is not None
+            self.base.enqueue(job, now)
+
+    def note(self) -> str | None:
+        assert self.base is not None
+        return f"fitted service: eligibility delays by size class, then {self.base.spec}"
+
+    def report(self, window: int) -> dict[str, Any]:
+        return {
+            "service": {
+                "policy": self.base.spec if self.base is not None else None,
+                "held_jobs": self.held_jobs,
+                "mean_delay": self.held_seconds / self.held_jobs if self.held_jobs else 0.0,
+            },
+            **super().report(window),
+        }
+
+
+def _stream(seed: int) -> np.random.Generator:
+    import numpy as np
+
+    return np.random.default_rng(np.random.SeedSequence([seed, STREAM_KEY]))

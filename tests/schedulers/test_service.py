@@ -1,0 +1,126 @@
+"""The fitted service (``service:FILE``): delays drawn per size class through the run's
+seed, then a real policy on a bounded machine; its table's checks; its place in a site
+file (the site's policy, swapped by ``-s`` on the same machine) and in a replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from sitesim.errors import InputError
+from sitesim.runs.sitefile import load_site_file, replay_on_site, site_config
+from sitesim.schedulers import make_scheduler
+from sitesim.schedulers.service import DelayModel, ServiceScheduler, ServiceSpec
+from tests.helpers import job, run_jobs
+from tests.schedulers.test_invariants import EXAMPLES, _fresh, check_common, workloads
+
+
+def service_file(directory: Path, nodes: int, classes: list[int], delays: list[list[int]], policy: str = "easy") -> str:
+    path = directory / "site.toml"
+    rows = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in delays)
+    path.write_text(
+        f'users = 3\nnodes = {nodes}\n\n[service]\nnodes = {nodes}\npolicy = "{policy}"\n'
+        f"size_classes = {classes}\ndelays = [{rows}]\n",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def test_a_class_of_constant_delay_releases_each_job_exactly_then_to_its_policy(tmp_path: Path) -> None:
+    # Jobs of 1-2 nodes are eligible 10 s after submission, larger ones 50 s; EASY then
+    # starts them on 4 nodes: job 3 (4 nodes) waits for job 1's end.
+    spec = service_file(tmp_path, 4, [2, 4], [[10, 10], [50, 50]])
+    jobs = [job(1, 0, 2, 100), job(2, 0, 1, 20), job(3, 0, 4, 10)]
+    recorder = run_jobs(jobs, 4, f"service:{spec}")
+    assert recorder.starts() == {1: 10, 2: 10, 3: 110}
+    assert recorder.max_busy <= 4
+
+
+def test_with_no_delay_the_service_is_its_policy(tmp_path: Path) -> None:
+    spec = service_file(tmp_path, 8, [8], [[0, 0]], policy="cons")
+    jobs = [job(1, 0, 5, 100, 120), job(2, 1, 5, 10, 20), job(3, 2, 3, 30, 40)]
+    served = run_jobs(_fresh(jobs), 8, f"service:{spec}")
+    plain = run_jobs(_fresh(jobs), 8, "cons")
+    assert served.events == plain.events
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None, derandomize=True)
+@given(case=workloads(nodes=8))
+def test_the_service_keeps_every_scheduler_invariant_on_a_bounded_machine(tmp_path_factory, case) -> None:
+    nodes, jobs = case
+    spec = service_file(tmp_path_factory.mktemp("s"), nodes, [2, 8], [[0, 5, 40], [0, 0, 100]])
+    jobs = _fresh(jobs)
+    recorder = run_jobs(jobs, nodes, f"service:{spec}")
+    check_common(nodes, jobs, recorder)
+
+
+def test_draws_follow_the_quantile_function_and_the_seed() -> None:
+    model = DelayModel((1, 4), ((0.0, 100.0), (0.0, 0.0, 1000.0)))
+    assert [model.class_of(s) for s in (1, 2, 4, 9)] == [0, 1, 1, 1]  # larger: the last class
+    draws = [model.draw(1, np.random.default_rng(7)) for _ in range(3)]
+    assert len(set(draws)) == 1  # one seed, one draw
+    rng = np.random.default_rng(1)
+    small = np.array([model.draw(1, rng) for _ in range(4000)])
+    assert 0 <= small.min() and small.max() <= 100 and abs(small.mean() - 50) < 3
+    large = np.array([model.draw(3, rng) for _ in range(4000)])
+    assert large.min() == 0 and large.max() <= 1000 and abs((large == 0).mean() - 0.5) < 0.03
+    assert model.mean == [50.0, 250.0]
+
+
+def test_the_runs_seed_decides_the_delays(tmp_path: Path) -> None:
+    spec = service_file(tmp_path, 4, [4], [[0, 1000]])
+
+    def starts(seed: int) -> dict[int, int]:
+        policy = make_scheduler(f"service:{spec}", 4)
+        policy.use_seed(seed)
+        return run_jobs([job(i, 0, 1, 5) for i in range(1, 6)], 4, policy).starts()
+
+    assert starts(3) == starts(3)
+    assert starts(3) != starts(4)
+
+
+@pytest.mark.parametrize(
+    ("table", "field"),
+    [
+        ("nodes = 0\nsize_classes = [4]\ndelays = [[0, 1]]", "service.nodes"),
+        ("nodes = 4\nsize_classes = [4, 2]\ndelays = [[0, 1], [0, 1]]", "service.size_classes"),
+        ("nodes = 4\nsize_classes = [4]\ndelays = [[5, 1]]", "service.delays[1]"),
+        ("nodes = 4\nsize_classes = [2, 4]\ndelays = [[0, 1]]", "service.delays"),
+        ("nodes = 4\nsize_classes = [4]\ndelays = [[0, 1]]\nwhatever = 1", "service.whatever"),
+        ('nodes = 4\nsize_classes = ["a"]\ndelays = [[0, 1]]', "service.size_classes"),
+    ],
+)
+def test_a_bad_service_table_is_an_error_naming_the_file_and_key(tmp_path: Path, table: str, field: str) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("[service]\n" + table + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        make_scheduler(f"service:{path}", 4)
+    assert info.value.field == field and info.value.path == str(path)
+
+
+def test_the_table_reads_back_as_written() -> None:
+    spec = ServiceSpec(16, "easy", DelayModel((4, 16), ((0.0, 3.0), (1.0, 2.0, 8.0))))
+    assert ServiceSpec.from_table(spec.to_table(), "x") == spec
+
+
+def test_a_site_with_a_service_runs_it_and_swaps_only_the_policy(tmp_path: Path) -> None:
+    path = service_file(tmp_path, 16, [16], [[0, 60]])
+    base = load_site_file(path)
+    assert base["scheduler"] == f"service:{path}" and base["nodes"] == 16
+    config = site_config(base, {"scheduler": "creasy"}, origin=path)
+    assert config.scheduler == f"service:{path}@creasy" and config.nodes == 16
+    swapped = make_scheduler(config.scheduler, 16)
+    assert isinstance(swapped, ServiceScheduler) and swapped.base is not None and swapped.base.name == "creasy"
+    # a replay on the site: its machine and policy only, a policy on top swapped the same way
+    assert replay_on_site(base, {}) == {"scheduler": f"service:{path}"}
+    assert replay_on_site(base, {"scheduler": "fcfs"})["scheduler"] == f"service:{path}@fcfs"
+    # the log's own service (recorded waits) replaces the fitted one, on the site's machine
+    held = site_config(base, {"scheduler": "hold:easy"}, origin=path)
+    assert held.scheduler == "hold:easy" and held.nodes == 16
+    with pytest.raises(InputError, match="differs from the service"):
+        make_scheduler(f"service:{path}", 8)
+    with pytest.raises(InputError, match="cannot be"):
+        make_scheduler(f"service:{path}@hold:easy", 16)
