@@ -11,7 +11,8 @@ named hooks, never the pass itself (docs/schedulers.md counts the lines each too
 
 - :meth:`~EasyScheduler.order`: put the queue in *queue order* before a pass (default:
   arrival order, nothing to do). The head of that order gets the reservation. A policy
-  whose order changes with time sets ``arrival_order = False`` (``multifactor``);
+  whose order changes with time sets ``arrival_order = False`` (``multifactor``). It is
+  told the free nodes: with none, the pass starts nothing whatever the order;
 - :meth:`~EasyScheduler.backfill_key`: the order in which backfill candidates are tried
   (default None: queue order; ``sjbf``: shortest estimate first);
 - :meth:`~EasyScheduler.planned`: the seconds the plan reserves for a job, in the
@@ -73,11 +74,13 @@ class EasyScheduler(Scheduler):
         self._keys: list[tuple[int, int]] = []
 
     # -- hooks -------------------------------------------------------------------------
-    def order(self, now: int) -> bool:
+    def order(self, now: int, free: int) -> bool:
         """Put :attr:`queue` in queue order (called before each pass unless
         :attr:`arrival_order`); the first job of that order gets the reservation.
         Return whether the jobs that waited at the last pass may have changed order
-        (False lets the pass try only the arrivals, as EASY does)."""
+        (False lets the pass try only the arrivals, as EASY does). With ``free`` = 0
+        idle nodes the pass starts nothing (every job needs a node), whatever the order
+        is, so a policy may leave the queue as it is then."""
         return True
 
     def place(self, job: Job) -> None:
@@ -152,7 +155,7 @@ class EasyScheduler(Scheduler):
         resume = settled if settled is not None and settled[0] == free else None
         if not self.arrival_order:
             arrived, self._arrived = self._arrived, []
-            if self.order(now) or queue[0] is not self._head:
+            if self.order(now, free) or queue[0] is not self._head:
                 resume = None
         if resume is not None:
             _free, end_by, extra, tried = resume

@@ -281,7 +281,7 @@ class MultifactorScheduler(EasyScheduler):
         return self.priority(job, self._computed, self._fairshare[job.user])
 
     # -- the kernel's hooks and events -------------------------------------------------------
-    def order(self, now: int) -> bool:
+    def order(self, now: int, free: int) -> bool:
         period = self.priorities.period
         pending = self._pending
         if period == 0 or self._computed < 0 or now - self._computed >= period:

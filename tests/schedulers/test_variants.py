@@ -73,8 +73,8 @@ def audited(spec: str, nodes: int) -> EasyScheduler:
             super().job_ended(job, now)
             del self.planned_end[job.seq]
 
-        def order(self, now: int) -> bool:
-            moved = super().order(now)
+        def order(self, now: int, free: int) -> bool:
+            moved = super().order(now, free)
             self.before = list(self.queue)  # the queue order this pass works with
             return moved
 
