@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The rankings of the policies that order the whole queue, compiled: the same
 priorities and the same order as their Python originals. ``rank``: multifactor's,
-:meth:`sitesim.schedulers.multifactor.MultifactorScheduler.priority` and a sort by it;
+:meth:`sitesim.schedulers.multifactor.MultifactorScheduler.priority` and a sort by it,
+and ``fairshare``, its fair-share factors;
 ``CreasyQueue.rank``: creasy's, :meth:`sitesim.schedulers.creasy.CreasyScheduler._rank`.
 
 Why: every waiting job's priority is recomputed every period, and on a saturated site
@@ -12,7 +13,7 @@ multiply and an add into one instruction), so every priority is the same number.
 """
 
 cimport cython
-from libc.math cimport exp, log10
+from libc.math cimport exp, log10, pow
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy
 
@@ -22,6 +23,26 @@ cdef struct Entry:
     double value
     i64 seq
     Py_ssize_t index
+
+
+def fairshare(users, dict table, double gt, double k, double scale):
+    """Each of ``users``' fair-share factor (``MultifactorScheduler.fairshare_factors``
+    past its checks): ``2 ** (-usage * scale)`` from the usage ``table``'s
+    [done, rate, offset] entries, 1 for a user with none; by the C library's ``pow``,
+    which Python's ``**`` on floats calls."""
+    cdef dict factors = {}
+    cdef double done, offset
+    cdef list entry
+    for user in users:
+        found = table.get(user)
+        if found is None:
+            factors[user] = 1.0
+            continue
+        entry = <list> found
+        done = entry[0]
+        offset = entry[2]
+        factors[user] = pow(2.0, -(done + ((<double> entry[1]) * gt - offset) * k) * scale)
+    return factors
 
 
 #: The orders :func:`_sort` puts entries in; ties by arrival in each.
@@ -78,53 +99,18 @@ cdef void _sort(Entry* a, Py_ssize_t n, Entry* spare, Order order) noexcept nogi
         k += 1
 
 
-def rank(list queue, dict static, dict fairshare, i64 now, i64 cap, double per_second, double age,
-         double w_fairshare):
-    """The queue sorted by decreasing priority at ``now``, ties in arrival order."""
-    cdef Py_ssize_t i, n = len(queue)
-    cdef i64 waited, seq
-    cdef double value
-    cdef Entry* entries = <Entry*> malloc(max(n, 1) * sizeof(Entry))
-    cdef Entry* spare = <Entry*> malloc(max(n // 2, 1) * sizeof(Entry))
-    if entries == NULL or spare == NULL:
-        free(entries)
-        free(spare)
-        raise MemoryError()
-    try:
-        for i in range(n):
-            job = queue[i]
-            waited = now - <i64> job.submit
-            seq = job.seq
-            value = (per_second * waited if waited < cap else age) + <double> static[seq] + (
-                w_fairshare * <double> fairshare[job.user]
-            )
-            entries[i].value = value
-            entries[i].seq = seq
-            entries[i].index = i
-        _sort(entries, n, spare, DECREASING_VALUE)
-        return [queue[entries[i].index] for i in range(n)]
-    finally:
-        free(entries)
-        free(spare)
-
-
-
-cdef class CreasyQueue:
-    """creasy's waiting jobs, with what its order reads of them copied into C arrays as
-    they arrive (arrival number, submit time, size, user, ``max(estimate, 1)``), and each
-    user's latest interaction: ranking the queue at a pass then reads no job attribute.
-
-    :meth:`rank` is the twin of ``CreasyScheduler._rank``: the aged jobs by arrival, then
-    the others by the key ``-presence / max(estimate, 1)``, ties by arrival. A presence
-    is the Python one's expression with the same C library's ``exp`` and ``log10`` that
-    ``math`` calls, so every key is the same number. It sorts only what the pass can use
-    (see :meth:`rank`).
-    """
+cdef class _Waiting:
+    """Waiting jobs with what an order reads of them copied into C arrays on arrival
+    (arrival number, submit time, size, user slot, one number of the policy's), so that
+    ordering them at a pass reads no job attribute; and the arrangement both policies
+    hand their pass (:meth:`_arranged`)."""
 
     cdef i64* seqs
     cdef i64* submits
     cdef i64* sizes
-    cdef i64* lengths
+    #: A number of each job's, the policy's: creasy's max(estimate, 1), multifactor's
+    #: priority as the queue is ordered now.
+    cdef double* numbers
     cdef Py_ssize_t* slots
     cdef Entry* entries
     cdef Entry* spare
@@ -132,23 +118,15 @@ cdef class CreasyQueue:
     cdef Py_ssize_t n, capacity
     cdef list jobs
     cdef dict position
-    #: Per user slot: latest interaction, and the presence computed at ``cached_at``.
-    cdef i64* seen
-    cdef double* presence
-    cdef i64* cached_at
     cdef Py_ssize_t users, user_capacity
     cdef dict slot_of
-    cdef i64 aging, minute
-    cdef double b0, slope, at_once
 
-    def __cinit__(self, i64 aging, double b0, double slope, i64 minute, double at_once):
-        self.aging, self.b0, self.slope, self.minute, self.at_once = aging, b0, slope, minute, at_once
+    def __cinit__(self, *args):
         self.n = self.capacity = self.users = self.user_capacity = 0
-        self.seqs = self.submits = self.sizes = self.lengths = NULL
+        self.seqs = self.submits = self.sizes = NULL
+        self.numbers = NULL
         self.slots = self.rest = NULL
         self.entries = self.spare = NULL
-        self.seen = self.cached_at = NULL
-        self.presence = NULL
         self.jobs = []
         self.position = {}
         self.slot_of = {}
@@ -157,64 +135,53 @@ cdef class CreasyQueue:
         free(self.seqs)
         free(self.submits)
         free(self.sizes)
-        free(self.lengths)
+        free(self.numbers)
         free(self.slots)
         free(self.rest)
         free(self.entries)
         free(self.spare)
-        free(self.seen)
-        free(self.presence)
-        free(self.cached_at)
 
     cdef void _grow(self) except *:
         cdef Py_ssize_t capacity = max(16, 2 * self.capacity)
         self.seqs = <i64*> _resized(self.seqs, capacity * sizeof(i64))
         self.submits = <i64*> _resized(self.submits, capacity * sizeof(i64))
         self.sizes = <i64*> _resized(self.sizes, capacity * sizeof(i64))
-        self.lengths = <i64*> _resized(self.lengths, capacity * sizeof(i64))
+        self.numbers = <double*> _resized(self.numbers, capacity * sizeof(double))
         self.slots = <Py_ssize_t*> _resized(self.slots, capacity * sizeof(Py_ssize_t))
         self.rest = <Py_ssize_t*> _resized(self.rest, capacity * sizeof(Py_ssize_t))
         self.entries = <Entry*> _resized(self.entries, capacity * sizeof(Entry))
         self.spare = <Entry*> _resized(self.spare, capacity * sizeof(Entry))
         self.capacity = capacity
 
+    cdef void _new_users(self, Py_ssize_t capacity) except *:
+        """Room for ``capacity`` user slots in the policy's per-user arrays."""
+
     cdef Py_ssize_t _slot(self, user) except -1:
-        cdef Py_ssize_t slot, capacity
+        cdef Py_ssize_t slot
         known = self.slot_of.get(user)
         if known is not None:
             return <Py_ssize_t> known
         if self.users == self.user_capacity:
-            capacity = max(16, 2 * self.user_capacity)
-            self.seen = <i64*> _resized(self.seen, capacity * sizeof(i64))
-            self.cached_at = <i64*> _resized(self.cached_at, capacity * sizeof(i64))
-            self.presence = <double*> _resized(self.presence, capacity * sizeof(double))
-            self.user_capacity = capacity
+            self.user_capacity = max(16, 2 * self.user_capacity)
+            self._new_users(self.user_capacity)
         slot = self.users
         self.users += 1
         self.slot_of[user] = slot
-        self.seen[slot] = 0
-        self.cached_at[slot] = -1
         return slot
 
-    def interacted(self, user, i64 now):
-        """``user`` interacted with the site at ``now`` (a submission, an end seen)."""
-        cdef Py_ssize_t slot = self._slot(user)
-        self.seen[slot] = now
-        self.cached_at[slot] = -1
-
-    def add(self, job):
-        """A job arrived: copy what the order reads of it (fixed while it waits)."""
-        cdef i64 length = job.estimate
+    cdef Py_ssize_t _add(self, job, double number) except -1:
         if self.n == self.capacity:
             self._grow()
-        self.seqs[self.n] = job.seq
-        self.submits[self.n] = job.submit
-        self.sizes[self.n] = job.size
-        self.lengths[self.n] = length if length > 1 else 1
-        self.slots[self.n] = self._slot(job.user)
-        self.position[job.seq] = self.n
+        cdef Py_ssize_t i = self.n
+        self.seqs[i] = job.seq
+        self.submits[i] = job.submit
+        self.sizes[i] = job.size
+        self.numbers[i] = number
+        self.slots[i] = self._slot(job.user)
+        self.position[job.seq] = i
         self.jobs.append(job)
         self.n += 1
+        return i
 
     def remove(self, job):
         """A waiting job started: the last one takes its place."""
@@ -223,13 +190,91 @@ cdef class CreasyQueue:
             self.seqs[i] = self.seqs[last]
             self.submits[i] = self.submits[last]
             self.sizes[i] = self.sizes[last]
-            self.lengths[i] = self.lengths[last]
+            self.numbers[i] = self.numbers[last]
             self.slots[i] = self.slots[last]
             moved = self.jobs[last]
             self.jobs[i] = moved
             self.position[moved.seq] = i
         self.jobs.pop()
         self.n = last
+
+    cdef list _arranged(self, Py_ssize_t n_first, Py_ssize_t n_small, Py_ssize_t best, double best_value,
+                        i64 best_seq, Py_ssize_t n_rest, Order order):
+        """The queue for a pass: ``entries[:n_first]`` (sorted by arrival, first
+        whatever their size), then the entries that fit (the last ``n_small``) sorted in
+        ``order`` with the first larger job ``best`` in its place among them, then the
+        other larger jobs (``rest``) in no particular order.
+
+        Why that is enough: a pass never starts a job larger than its free nodes (it
+        only takes nodes), so those jobs matter only as the head, the first job that
+        does not fit; the head is at the latest the first of them. The pass therefore
+        starts the very jobs, in the same order, as from the whole queue in order.
+        """
+        cdef Py_ssize_t i
+        cdef Entry* entries = self.entries
+        cdef Entry* small = entries + (self.n - n_small)
+        cdef Entry candidate
+        cdef list jobs = self.jobs
+        _sort(entries, n_first, self.spare, BY_SEQ)
+        _sort(small, n_small, self.spare, order)
+        arranged = [jobs[entries[i].index] for i in range(n_first)]
+        candidate.value = best_value
+        candidate.seq = best_seq
+        for i in range(n_small):
+            if best >= 0 and _precedes(&candidate, &small[i], order):
+                arranged.append(jobs[best])
+                best = -1
+            arranged.append(jobs[small[i].index])
+        if best >= 0:
+            arranged.append(jobs[best])
+        for i in range(n_rest):
+            arranged.append(jobs[self.rest[i]])
+        return arranged
+
+
+cdef class CreasyQueue(_Waiting):
+    """creasy's waiting jobs (:class:`_Waiting`; its number is ``max(estimate, 1)``), and
+    each user's latest interaction.
+
+    :meth:`rank` is the twin of ``CreasyScheduler._rank``: the aged jobs by arrival, then
+    the others by the key ``-presence / max(estimate, 1)``, ties by arrival. A presence
+    is the Python one's expression with the same C library's ``exp`` and ``log10`` that
+    ``math`` calls, so every key is the same number. It sorts only what the pass can use
+    (:meth:`_Waiting._arranged`).
+    """
+
+    #: Per user slot: latest interaction, and the presence computed at ``cached_at``.
+    cdef i64* seen
+    cdef double* presence
+    cdef i64* cached_at
+    cdef i64 aging, minute
+    cdef double b0, slope, at_once
+
+    def __cinit__(self, i64 aging, double b0, double slope, i64 minute, double at_once):
+        self.aging, self.b0, self.slope, self.minute, self.at_once = aging, b0, slope, minute, at_once
+        self.seen = self.cached_at = NULL
+        self.presence = NULL
+
+    def __dealloc__(self):
+        free(self.seen)
+        free(self.presence)
+        free(self.cached_at)
+
+    cdef void _new_users(self, Py_ssize_t capacity) except *:
+        self.seen = <i64*> _resized(self.seen, capacity * sizeof(i64))
+        self.cached_at = <i64*> _resized(self.cached_at, capacity * sizeof(i64))
+        self.presence = <double*> _resized(self.presence, capacity * sizeof(double))
+
+    def interacted(self, user, i64 now):
+        """``user`` interacted with the site at ``now`` (a submission, an end seen)."""
+        cdef Py_ssize_t slot = self._slot(user)
+        self.seen[slot] = now
+        self.cached_at[slot] = -1
+
+    def add(self, job):
+        """A job arrived (after its user's :meth:`interacted`)."""
+        cdef i64 length = job.estimate
+        self._add(job, <double> (length if length > 1 else 1))
 
     def aged(self, i64 now):
         """Whether a waiting job has waited ``aging`` seconds or more."""
@@ -252,31 +297,21 @@ cdef class CreasyQueue:
             p = 1.0 / (1.0 + exp(-(self.b0 + self.slope * log10(<double> idle))))
             self.presence[slot] = p / self.at_once
             self.cached_at[slot] = now
-        return -self.presence[slot] / <double> self.lengths[i]
+        return -self.presence[slot] / self.numbers[i]
 
     def key(self, job, i64 now):
         """Waiting ``job``'s key at ``now`` (what the tests hold to the Python one's)."""
         return self._value(self.position[job.seq], now)
 
     def rank(self, i64 now, i64 nodes):
-        """For a pass with ``nodes`` free nodes at ``now``: (the waiting jobs in an order
-        from which the pass starts the very jobs it would from creasy's order, in the
-        same order; or None when no waiting job fits in ``nodes``: the pass starts
-        nothing in any order), and whether any job is aged.
-
-        That order is creasy's, except that of the jobs larger than ``nodes`` only the
-        first in creasy's order keeps its place: the pass never starts one (nodes are
-        only taken), so they matter only as the head, the first job that does not fit,
-        and the head is never after the first of them. The others follow at the end, in
-        no particular order. Only the jobs that fit are sorted.
-        """
+        """For a pass with ``nodes`` free nodes at ``now``: (the waiting jobs arranged
+        for it (:meth:`_Waiting._arranged`; the aged ones first), or None when no
+        waiting job fits: the pass starts nothing in any order; whether any is aged)."""
         cdef Py_ssize_t i, n = self.n, n_aged = 0, n_small = 0, n_rest = 0, best = -1
         cdef double value, best_value = 0.0
         cdef i64 seq, best_seq = 0
         cdef bint fits = False
         cdef Entry* entries = self.entries
-        cdef Entry* small
-        cdef list jobs = self.jobs
         # The aged jobs fill the entries from the front, those that fit from the back.
         for i in range(n):
             if self.sizes[i] <= nodes:
@@ -303,20 +338,91 @@ cdef class CreasyQueue:
                 n_rest += 1
         if not fits:
             return None, n_aged > 0
-        small = entries + (n - n_small)
-        _sort(entries, n_aged, self.spare, BY_SEQ)
-        _sort(small, n_small, self.spare, INCREASING_VALUE)
-        order = [jobs[entries[i].index] for i in range(n_aged)]
-        for i in range(n_small):
-            if best >= 0 and (best_value < small[i].value or (best_value == small[i].value and best_seq < small[i].seq)):
-                order.append(jobs[best])
-                best = -1
-            order.append(jobs[small[i].index])
-        if best >= 0:
-            order.append(jobs[best])
-        for i in range(n_rest):
-            order.append(jobs[self.rest[i]])
-        return order, n_aged > 0
+        return self._arranged(n_aged, n_small, best, best_value, best_seq, n_rest, INCREASING_VALUE), n_aged > 0
+
+
+cdef class MultifactorQueue(_Waiting):
+    """multifactor's waiting jobs (:class:`_Waiting`; its number is the job's priority as
+    the queue is ordered: given on arrival, or that of the last computation), with their
+    size terms.
+
+    :meth:`compute` is the twin of the computation of ``MultifactorScheduler._refresh``
+    (:func:`rank`'s arithmetic), :meth:`rank` arranges the queue by decreasing priority,
+    ties by arrival, as its sorts and insertions keep it, sorting only what the pass can
+    use (:meth:`_Waiting._arranged`).
+    """
+
+    cdef double* static
+    #: Per user slot: the fair-share factor of the computation.
+    cdef double* factors
+    cdef Py_ssize_t static_capacity
+
+    def __cinit__(self):
+        self.static = NULL
+        self.factors = NULL
+        self.static_capacity = 0
+
+    def __dealloc__(self):
+        free(self.static)
+        free(self.factors)
+
+    cdef void _new_users(self, Py_ssize_t capacity) except *:
+        self.factors = <double*> _resized(self.factors, capacity * sizeof(double))
+
+    def add(self, job, double static, double given):
+        """A job arrived with its size term and the priority it is given until the next
+        computation."""
+        cdef Py_ssize_t i = self._add(job, given)
+        if self.static_capacity < self.capacity:
+            self.static = <double*> _resized(self.static, self.capacity * sizeof(double))
+            self.static_capacity = self.capacity
+        self.static[i] = static
+
+    def remove(self, job):
+        cdef Py_ssize_t i = self.position[job.seq], last = self.n - 1
+        self.static[i] = self.static[last]
+        _Waiting.remove(self, job)
+
+    def compute(self, i64 now, dict fairshare, i64 cap, double per_second, double age, double w_fairshare):
+        """Every waiting job's priority at ``now`` with its user's ``fairshare`` factor."""
+        cdef Py_ssize_t i, slot
+        cdef i64 waited
+        for user, factor in fairshare.items():
+            slot = self.slot_of.get(user, -1)
+            if slot >= 0:
+                self.factors[slot] = factor
+        for i in range(self.n):
+            waited = now - self.submits[i]
+            self.numbers[i] = (per_second * waited if waited < cap else age) + self.static[i] + (
+                w_fairshare * self.factors[self.slots[i]]
+            )
+
+    def rank(self, i64 nodes):
+        """The waiting jobs arranged for a pass with ``nodes`` free nodes, or None when no
+        waiting job fits in them."""
+        cdef Py_ssize_t i, n = self.n, n_small = 0, n_rest = 0, best = -1
+        cdef double value, best_value = 0.0
+        cdef i64 seq, best_seq = 0
+        cdef Entry* entries = self.entries
+        for i in range(n):
+            value = self.numbers[i]
+            seq = self.seqs[i]
+            if self.sizes[i] <= nodes:
+                n_small += 1
+                entries[n - n_small].value = value
+                entries[n - n_small].seq = seq
+                entries[n - n_small].index = i
+            elif best < 0 or value > best_value or (value == best_value and seq < best_seq):
+                if best >= 0:
+                    self.rest[n_rest] = best
+                    n_rest += 1
+                best, best_value, best_seq = i, value, seq
+            else:
+                self.rest[n_rest] = i
+                n_rest += 1
+        if not n_small:
+            return None
+        return self._arranged(0, n_small, best, best_value, best_seq, n_rest, DECREASING_VALUE)
 
 
 cdef void* _resized(void* block, size_t size) except NULL:

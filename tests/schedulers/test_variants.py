@@ -253,20 +253,25 @@ def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
     assert [part["scheduler"] for part in result.summary["system"]["partitions"].values()] == [spec, spec]
 
 
-@pytest.mark.skipif(multifactor.RANK is None, reason="the compiled ranking is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
 @pytest.mark.parametrize("spec", ["multifactor:period=0", "multifactor:period=0,favor=small,age=5000,max_age=40",
-                                  "multifactor:period=10,half_life=60"])
+                                  "multifactor:period=10,half_life=60", "multifactor:period=3,fairshare=50000"])
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users: list[int]) -> None:
-    """The compiled ranking gives MultifactorScheduler.priority's order, event for event."""
+    """The compiled queue and fair-share factors give MultifactorScheduler.priority's
+    order, event for event, and the same report (its sums of the factors at start),
+    though it sorts only the jobs that fit in the free nodes at each pass."""
     nodes, jobs = case
     runs = []
-    for rank in (multifactor.RANK, None):
+    for compiled in (True, False):
         fresh = _fresh(jobs)
         for j, user in zip(fresh, users):
             j.user = user
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(multifactor, "RANK", rank)
-            runs.append(run_jobs(fresh, nodes, spec).events)
+            if not compiled:
+                patch.setattr(multifactor, "QUEUE", None)
+                patch.setattr(multifactor, "FAIRSHARE", None)
+            policy = make_scheduler(spec, nodes)
+            runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
     assert runs[0] == runs[1]
