@@ -33,9 +33,10 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   leave (the paper's site), a long bound costs jobs instead (docs/user-aware.md).
 
 Values change as time passes and as jobs end, so the queue is ordered afresh at every
-pass that has a free node (``arrival_order = False``): the kernel's full EASY pass
-follows each ordering. A pass with no free node starts nothing in any order, so it
-leaves the queue as it is. The ranking has a compiled twin (``_priority.pyx``), which
+pass that has a free node (``arrival_order = False``). A pass that only arrivals
+followed, with the same head, tries only the arrivals, as EASY's does (the kernel's
+resumed pass, which holds in any order of the jobs that waited). A pass with no free
+node starts nothing in any order, so it leaves the queue as it is. The ranking has a compiled twin (``_priority.pyx``), which
 computes the same presences with the same C library calls as ``math`` and sorts by the
 same keys.
 """
@@ -143,7 +144,11 @@ class CreasyScheduler(EasyScheduler):
             aged = self._rank(now)
         if aged:
             self.counts["aged_first"] += 1
-        return True
+        # The jobs that waited may have moved, yet a pass that only arrivals followed
+        # may resume the last one (the kernel checks that the head is the same): every
+        # job that pass refused is refused again in any order (no more free or extra
+        # nodes, a later end), so only the arrivals can start, in queue order.
+        return False
 
     def _rank(self, now: int) -> bool:
         """Put the queue in creasy's order at ``now``: the aged jobs in arrival order,

@@ -77,8 +77,10 @@ class EasyScheduler(Scheduler):
     def order(self, now: int, free: int) -> bool:
         """Put :attr:`queue` in queue order (called before each pass unless
         :attr:`arrival_order`); the first job of that order gets the reservation.
-        Return whether the jobs that waited at the last pass may have changed order
-        (False lets the pass try only the arrivals, as EASY does). With ``free`` = 0
+        Return False to let a pass that only arrivals followed, with the same head, try
+        only the arrivals, as EASY does: with :meth:`select`'s scan that holds in any
+        order of the jobs that waited (each the last pass refused is refused again: no
+        more free or extra nodes, a later end); True makes it a full pass. With ``free`` = 0
         idle nodes the pass starts nothing (every job needs a node), whatever the order
         is, so a policy may leave the queue as it is then."""
         return True

@@ -290,8 +290,7 @@ class MultifactorScheduler(EasyScheduler):
     def order(self, now: int, free: int) -> bool:
         period = self.priorities.period
         pending = self._pending
-        moved = period == 0 or self._computed < 0 or now - self._computed >= period
-        if moved:
+        if period == 0 or self._computed < 0 or now - self._computed >= period:
             pending.clear()
             self._refresh(now)
         elif pending:  # each arrival to its place by the priority it got on arrival
@@ -306,7 +305,10 @@ class MultifactorScheduler(EasyScheduler):
             arranged = self._ranked.rank(free)
             if arranged is not None:
                 self.queue[:] = arranged
-        return moved
+        # Even after a computation, a pass that only arrivals followed may resume the
+        # last one when the head is the same (the kernel checks it): every job that pass
+        # refused is refused again in any order, so only the arrivals can start.
+        return False
 
     def enqueue(self, job: Job, now: int) -> None:
         user = job.user

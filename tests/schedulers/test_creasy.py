@@ -287,7 +287,8 @@ needs_twin = pytest.mark.skipif(creasy.QUEUE is None, reason="the compiled queue
 
 class RankedAtEveryPass(CreasyScheduler):
     """The specification: the whole queue in creasy's order (Python) at every pass, free
-    nodes or not, as creasy did before the passes with none were spared the ranking."""
+    nodes or not, and every pass a full one, as creasy did before the passes with no
+    free node were spared the ranking and those that only arrivals followed resumed."""
 
     def order(self, now: int, free: int) -> bool:
         self.counts["passes"] += 1
@@ -301,9 +302,10 @@ class RankedAtEveryPass(CreasyScheduler):
        aging=st.sampled_from([5, 30, 200, 7 * 86_400]), slope=st.sampled_from([-1.2, -10.0, -0.5]))
 def test_every_pass_starts_what_ranking_the_whole_queue_at_every_pass_starts(case, users: list[int], aging: int,
                                                                           slope: float) -> None:
-    """Compiled or in Python, sparing the passes with no free node their ranking and
-    sorting only the jobs that fit (compiled) starts the same jobs at the same times,
-    with the same report, as ranking the whole queue at every pass."""
+    """Compiled or in Python, sparing the passes with no free node their ranking,
+    resuming the last pass after arrivals and sorting only the jobs that fit (compiled)
+    starts the same jobs at the same times, with the same report, as ranking the whole
+    queue at every pass and making each pass a full one."""
     nodes, jobs = case
     runs = []
     for compiled in (True, False):

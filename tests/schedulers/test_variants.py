@@ -275,3 +275,36 @@ def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users
             policy = make_scheduler(spec, nodes)
             runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
     assert runs[0] == runs[1]
+
+
+class FullPassMultifactor(multifactor.MultifactorScheduler):
+    """multifactor whose every pass is a full one (as before the passes that only
+    arrivals followed could resume the last after a computation)."""
+
+    def order(self, now: int, free: int) -> bool:
+        super().order(now, free)
+        return True
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@settings(max_examples=EXAMPLES // 2, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25),
+       period=st.sampled_from([0, 3, 300]))
+def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool, case, users: list[int],
+                                                                 period: int) -> None:
+    """A pass that only arrivals followed tries only them, whatever the order of the
+    jobs that waited: the same starts and report as a full pass every time."""
+    if compiled and multifactor.QUEUE is None:
+        pytest.skip("the compiled queue is not in use")
+    nodes, jobs = case
+    runs = []
+    for cls in (multifactor.MultifactorScheduler, FullPassMultifactor):
+        fresh = _fresh(jobs)
+        for j, user in zip(fresh, users):
+            j.user = user
+        with pytest.MonkeyPatch.context() as patch:
+            if not compiled:
+                patch.setattr(multifactor, "QUEUE", None)
+            policy = cls(nodes, multifactor.Priorities(period=period, fairshare=50_000, half_life=60))
+            runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
+    assert runs[0] == runs[1]
