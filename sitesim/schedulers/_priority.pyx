@@ -1,20 +1,22 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The rankings of the policies that order the whole queue, compiled: the same
-priorities and the same order as their Python originals. ``rank``: multifactor's,
-:meth:`sitesim.schedulers.multifactor.MultifactorScheduler.priority` and a sort by it,
-and ``fairshare``, its fair-share factors;
-``CreasyQueue.rank``: creasy's, :meth:`sitesim.schedulers.creasy.CreasyScheduler._rank`.
+"""The ordered queues of the policies that order the whole queue, compiled: the same
+priorities and the same starts as their Python originals. ``MultifactorQueue``:
+multifactor's (:meth:`sitesim.schedulers.multifactor.MultifactorScheduler.priority` and
+the sorts by it), with ``fairshare``, its fair-share factors; ``CreasyQueue``: creasy's
+(:meth:`sitesim.schedulers.creasy.CreasyScheduler._rank`).
 
-Why: every waiting job's priority is recomputed every period, and on a saturated site
-the queue is long; in Python a 200-user year of multifactor runs about 1.5 times slower
-(docs/performance.md). The arithmetic is the
-same IEEE operations in the same order (the extension is built without contracting a
-multiply and an add into one instruction), so every priority is the same number.
+Why: these orders change with time, so a pass orders the waiting jobs again, and on a
+saturated site the queue is long. In Python that made a fitted CTC-SP2 year at 1,018
+users 5 times EASY's time under creasy (docs/performance.md). Here what an order reads
+of a job is copied into C arrays once, on arrival, and a pass sorts only the jobs it
+can start. The arithmetic is the same IEEE operations in the same order, with the C
+library functions ``math`` and ``**`` call (the extension is built without contracting
+a multiply and an add into one instruction), so every priority is the same number.
 """
 
 cimport cython
 from libc.math cimport exp, log10, pow
-from libc.stdlib cimport malloc, free, realloc
+from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
 ctypedef long long i64
