@@ -9,7 +9,7 @@ Three compiled modules (Cython), each the twin of a Python implementation that g
 same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
 conservative backfilling's planned schedule in C arrays, ``sitesim.schedulers._backfill``,
 EASY's backfill scan and shadow time, and ``sitesim.schedulers._priority``, the
-multifactor policy's ranking. Each makes some whole run at least 1.3 times faster. They
+ordered queues of the multifactor and creasy policies. Each makes some whole run at least 1.3 times faster. They
 are optional: where the compiler fails (no C compiler), the install warns and goes on,
 and the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a

@@ -2,8 +2,8 @@
 
 Three modules are compiled twins (Cython, built by ``pip install`` where a C compiler
 is found; setup.py): ``_reservations`` (conservative backfilling's planned schedule),
-``_backfill`` (EASY's backfill scan and shadow time) and ``_priority`` (the ranking of
-``multifactor``). A twin earns its place by a whole-run gain of at least 1.3x
+``_backfill`` (EASY's backfill scan and shadow time) and ``_priority`` (the ordered queues of
+``multifactor`` and ``creasy``). A twin earns its place by a whole-run gain of at least 1.3x
 (docs/performance.md); LOS's packing had a twin that did not, and is Python only. A
 twin gives exactly the answers of its Python original, which stays the
 reference and what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in

@@ -33,19 +33,28 @@ user ids, job starts and ends, estimates) and never from the simulated users' st
   leave (the paper's site), a long bound costs jobs instead (docs/user-aware.md).
 
 Values change as time passes and as jobs end, so the queue is ordered afresh at every
-pass (``arrival_order = False``): the kernel's full EASY pass follows each ordering.
+pass that has a free node (``arrival_order = False``). A pass that only arrivals
+followed, with the same head, tries only the arrivals, as EASY's does (the kernel's
+resumed pass, which holds in any order of the jobs that waited). A pass with no free
+node starts nothing in any order, so it leaves the queue as it is. The ranking has a compiled twin (``_priority.pyx``), which
+computes the same presences with the same C library calls as ``math`` and sorts by the
+same keys.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
+from sitesim.schedulers.compiled import twin
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import duration, format_options, parse_options
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:
+    from sitesim.schedulers._priority import CreasyQueue
 
 #: Log-odds of going on after an immediate answer (P = 0.75 at one minute, docs/population.md).
 B0 = 3.23
@@ -55,6 +64,10 @@ SLOPE = -1.2
 MINUTE = 60
 #: The wait after which a job goes first whatever its value: seven days.
 AGING = 7 * 86_400
+
+#: The compiled twin of the waiting queue and its ranking (``_priority.pyx``), where it
+#: was built, else None.
+QUEUE: type[CreasyQueue] | None = getattr(twin("_priority"), "CreasyQueue", None)
 
 
 def _slope(text: str) -> float:
@@ -84,6 +97,8 @@ class CreasyScheduler(EasyScheduler):
         #: Each user's latest interaction: a submission or the end of one of their jobs.
         self._seen: dict[int, int] = {}
         self._at_once = 1.0 / (1.0 + math.exp(-(B0 + slope * math.log10(MINUTE))))
+        #: The compiled waiting queue, which ranks without reading the jobs again.
+        self._ranked = None if QUEUE is None else QUEUE(aging, B0, slope, MINUTE, self._at_once)
         self.counts = {"passes": 0, "aged_first": 0}
 
     @classmethod
@@ -101,13 +116,44 @@ class CreasyScheduler(EasyScheduler):
 
     def enqueue(self, job: Job, now: int) -> None:
         self._seen[job.user] = now
+        if self._ranked is not None:
+            self._ranked.interacted(job.user, now)
+            self._ranked.add(job)
         super().enqueue(job, now)
+
+    def started(self, job: Job, now: int) -> None:
+        if self._ranked is not None:
+            self._ranked.remove(job)
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)
         self._seen[job.user] = now
+        if self._ranked is not None:
+            self._ranked.interacted(job.user, now)
 
-    def order(self, now: int) -> bool:
+    def order(self, now: int, free: int) -> bool:
+        self.counts["passes"] += 1
+        ranked = self._ranked
+        if not free:  # the pass starts nothing, in any order: only the count is kept
+            aged = ranked.aged(now) if ranked is not None else any(now - job.submit >= self.aging for job in self.queue)
+        elif ranked is not None:
+            order, aged = ranked.rank(now, free)
+            if order is not None:
+                self.queue[:] = order
+        else:
+            aged = self._rank(now)
+        if aged:
+            self.counts["aged_first"] += 1
+        # The jobs that waited may have moved, yet a pass that only arrivals followed
+        # may resume the last one (the kernel checks that the head is the same): every
+        # job that pass refused is refused again in any order (no more free or extra
+        # nodes, a later end), so only the arrivals can start, in queue order.
+        return False
+
+    def _rank(self, now: int) -> bool:
+        """Put the queue in creasy's order at ``now``: the aged jobs in arrival order,
+        then the others by decreasing value (ties in arrival order). Return whether any
+        job was aged. The specification of the compiled ranking (``_priority.pyx``)."""
         queue = self.queue
         presence: dict[int, float] = {}
         aged = []
@@ -125,10 +171,7 @@ class CreasyScheduler(EasyScheduler):
         ranked.sort()
         aged.sort(key=lambda job: job.seq)
         queue[:] = [*aged, *(entry[2] for entry in ranked)]
-        self.counts["passes"] += 1
-        if aged:
-            self.counts["aged_first"] += 1
-        return True
+        return bool(aged)
 
     def report(self, window: int) -> dict[str, Any]:
         return {"creasy": {"aging": self.aging, "slope": self.slope, **self.counts}}

@@ -11,7 +11,8 @@ named hooks, never the pass itself (docs/schedulers.md counts the lines each too
 
 - :meth:`~EasyScheduler.order`: put the queue in *queue order* before a pass (default:
   arrival order, nothing to do). The head of that order gets the reservation. A policy
-  whose order changes with time sets ``arrival_order = False`` (``multifactor``);
+  whose order changes with time sets ``arrival_order = False`` (``multifactor``). It is
+  told the free nodes: with none, the pass starts nothing whatever the order;
 - :meth:`~EasyScheduler.backfill_key`: the order in which backfill candidates are tried
   (default None: queue order; ``sjbf``: shortest estimate first);
 - :meth:`~EasyScheduler.planned`: the seconds the plan reserves for a job, in the
@@ -85,11 +86,15 @@ class EasyScheduler(Scheduler):
         )
 
     # -- hooks -------------------------------------------------------------------------
-    def order(self, now: int) -> bool:
+    def order(self, now: int, free: int) -> bool:
         """Put :attr:`queue` in queue order (called before each pass unless
         :attr:`arrival_order`); the first job of that order gets the reservation.
-        Return whether the jobs that waited at the last pass may have changed order
-        (False lets the pass try only the arrivals, as EASY does)."""
+        Return False to let a pass that only arrivals followed, with the same head, try
+        only the arrivals, as EASY does: with :meth:`select`'s scan that holds in any
+        order of the jobs that waited (each the last pass refused is refused again: no
+        more free or extra nodes, a later end); True makes it a full pass. With ``free`` = 0
+        idle nodes the pass starts nothing (every job needs a node), whatever the order
+        is, so a policy may leave the queue as it is then."""
         return True
 
     def place(self, job: Job) -> None:
@@ -173,7 +178,7 @@ class EasyScheduler(Scheduler):
         resume = settled is not None and settled[0] == free
         if not in_arrival_order:
             arrived, self._arrived = self._arrived, []
-            if self.order(now) or queue[0] is not self._head:
+            if self.order(now, free) or queue[0] is not self._head:
                 resume = False
         keys = self._keys
         if resume:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, define, field
 
@@ -46,6 +46,9 @@ from sitesim.schedulers.compiled import twin
 from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import choice, duration, format_options, parse_options, weight
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:
+    from sitesim.schedulers._priority import MultifactorQueue
 
 DAY = 86_400
 #: Rebase the usage scale before 2 ** (elapsed / half-life) gets this large.
@@ -159,17 +162,15 @@ class Usage:
         self.t0 = now
 
 
-Rank = Callable[[list[Job], dict[int, float], dict[int, float], int, int, float, float, float], list[Job]]
+Fairshare = Callable[[Iterable[int], dict[int, list[float]], float, float, float], dict[int, float]]
 
-
-def _compiled() -> Rank | None:
-    module = twin("_priority")
-    return None if module is None else module.rank  # type: ignore[no-any-return]
-
-
-#: The compiled ranking (``_priority.pyx``, the twin of :meth:`MultifactorScheduler.priority`
-#: and the sort: the same numbers, the same order) where it was built, else None.
-RANK: Rank | None = _compiled()
+_TWIN = twin("_priority")
+#: The compiled waiting queue (``_priority.pyx``): the priorities of
+#: :meth:`MultifactorScheduler.priority` computed on C arrays (the same numbers) and the
+#: queue in their order for each pass, where it was built, else None.
+QUEUE: type[MultifactorQueue] | None = None if _TWIN is None else _TWIN.MultifactorQueue
+#: The compiled loop of :meth:`MultifactorScheduler.fairshare_factors` (the same numbers).
+FAIRSHARE: Fairshare | None = None if _TWIN is None else _TWIN.fairshare
 
 
 @register
@@ -207,6 +208,9 @@ class MultifactorScheduler(EasyScheduler):
         self._pending: list[Job] = []
         #: Sums of the weighted factors of started jobs at their start.
         self._sums = {"age": 0.0, "size": 0.0, "fairshare": 0.0, "priority": 0.0}
+        #: The compiled queue, which keeps each waiting job's priority as the queue is
+        #: ordered and arranges the queue for each pass without reading the jobs again.
+        self._ranked = None if QUEUE is None else QUEUE()
         self._started = 0
 
     @classmethod
@@ -237,6 +241,8 @@ class MultifactorScheduler(EasyScheduler):
             return dict.fromkeys(users, 1.0)
         scale = len(self._users) / total
         table = usage.users
+        if FAIRSHARE is not None:
+            return FAIRSHARE(users, table, gt, k, scale)
         factors = {}
         for user in users:
             entry = table.get(user)
@@ -260,12 +266,12 @@ class MultifactorScheduler(EasyScheduler):
 
     def _refresh(self, now: int) -> None:
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
-        first, ties in arrival order); by the compiled ranking where it was built."""
+        first, ties in arrival order); in the compiled queue where it was built (which
+        the pass then arranges, :meth:`order`)."""
         self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
-        if RANK is not None:
+        if self._ranked is not None:
             p = self.priorities
-            self.queue[:] = RANK(self.queue, self._static, fairshare, now, p.max_age, p.age / p.max_age, p.age,
-                                 p.fairshare)
+            self._ranked.compute(now, fairshare, p.max_age, p.age / p.max_age, p.age, p.fairshare)
         else:
             priority = self.priority
             self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
@@ -281,19 +287,27 @@ class MultifactorScheduler(EasyScheduler):
         return self.priority(job, self._computed, self._fairshare[job.user])
 
     # -- the kernel's hooks and events -------------------------------------------------------
-    def order(self, now: int) -> bool:
+    def order(self, now: int, free: int) -> bool:
         period = self.priorities.period
         pending = self._pending
         if period == 0 or self._computed < 0 or now - self._computed >= period:
             pending.clear()
             self._refresh(now)
-            return True
-        if pending:  # each arrival to its place by the priority it got on arrival
+        elif pending:  # each arrival to its place by the priority it got on arrival
             queue, priority = self.queue, self.priority_of
             del queue[len(queue) - len(pending):]
             for job in pending:
                 insort(queue, job, key=lambda queued: (-priority(queued), queued.seq))
             pending.clear()
+        if self._ranked is not None:
+            # The same order, sorted only as far as the pass can use it; nothing to
+            # arrange when no job fits in the free nodes.
+            arranged = self._ranked.rank(free)
+            if arranged is not None:
+                self.queue[:] = arranged
+        # Even after a computation, a pass that only arrivals followed may resume the
+        # last one when the head is the same (the kernel checks it): every job that pass
+        # refused is refused again in any order, so only the arrivals can start.
         return False
 
     def enqueue(self, job: Job, now: int) -> None:
@@ -306,6 +320,8 @@ class MultifactorScheduler(EasyScheduler):
     def place(self, job: Job) -> None:
         if not self.priorities.period:
             self.queue.append(job)  # the pass computes every priority
+            if self._ranked is not None:
+                self._ranked.add(job, self._static[job.seq], 0.0)
             return
         # Between computations a job gets its priority at arrival (its age term is 0,
         # its user's fair-share factor that of the last computation, or computed now for
@@ -315,9 +331,12 @@ class MultifactorScheduler(EasyScheduler):
         factor = self._fairshare.get(job.user)
         if factor is None:
             factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
-        self._priority[job.seq] = self.priority(job, job.submit, factor)
+        given = self._priority[job.seq] = self.priority(job, job.submit, factor)
         self.queue.append(job)
-        self._pending.append(job)
+        if self._ranked is not None:
+            self._ranked.add(job, self._static[job.seq], given)
+        else:
+            self._pending.append(job)
 
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
@@ -333,6 +352,8 @@ class MultifactorScheduler(EasyScheduler):
         sums["priority"] += self.priority_of(job)
         self._priority.pop(seq, None)
         del self._static[seq]
+        if self._ranked is not None:
+            self._ranked.remove(job)
         left = self._waiting[user] - 1
         if left:
             self._waiting[user] = left

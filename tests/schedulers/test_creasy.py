@@ -25,11 +25,13 @@ from hypothesis import strategies as st
 
 import sitesim
 from sitesim.errors import InputError
+from sitesim.schedulers import creasy
 from sitesim.schedulers.base import make_scheduler
 from sitesim.schedulers.creasy import CreasyScheduler
 from sitesim.workload.job import Job
 from sitesim.workload.swf import read_swf
 from tests.helpers import job, run_jobs, stress_trace
+from tests.schedulers.test_invariants import _fresh, workloads
 
 SCHEDULERS = Path(sitesim.__file__).resolve().parent / "schedulers"
 JOB_FILE = sys.modules[Job.__module__].__file__
@@ -171,6 +173,7 @@ def test_creasy_imports_nothing_of_users_runs_or_the_engine() -> None:
     assert sitesim_modules <= {
         "sitesim.errors", "sitesim.schedulers.base", "sitesim.schedulers.easy",
         "sitesim.schedulers.options", "sitesim.workload.job",
+        "sitesim.schedulers.compiled", "sitesim.schedulers._priority",  # its compiled twin
     }, sorted(sitesim_modules)
 
 
@@ -275,3 +278,107 @@ def test_report_in_summary_json(tmp_path: Path) -> None:
     assert report["passes"] > 0 and 0 <= report["aged_first"] <= report["passes"]
     assert summary["productivity"]["users"] == 6
 
+
+
+# --- the compiled ranking and the passes that need no order ---------------------------------
+
+needs_twin = pytest.mark.skipif(creasy.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
+
+
+class RankedAtEveryPass(CreasyScheduler):
+    """The specification: the whole queue in creasy's order (Python) at every pass, free
+    nodes or not, and every pass a full one, as creasy did before the passes with no
+    free node were spared the ranking and those that only arrivals followed resumed."""
+
+    def order(self, now: int, free: int) -> bool:
+        self.counts["passes"] += 1
+        if self._rank(now):
+            self.counts["aged_first"] += 1
+        return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 4), min_size=25, max_size=25),
+       aging=st.sampled_from([5, 30, 200, 7 * 86_400]), slope=st.sampled_from([-1.2, -10.0, -0.5]))
+def test_every_pass_starts_what_ranking_the_whole_queue_at_every_pass_starts(case, users: list[int], aging: int,
+                                                                          slope: float) -> None:
+    """Compiled or in Python, sparing the passes with no free node their ranking,
+    resuming the last pass after arrivals and sorting only the jobs that fit (compiled)
+    starts the same jobs at the same times, with the same report, as ranking the whole
+    queue at every pass and making each pass a full one."""
+    nodes, jobs = case
+    runs = []
+    for compiled in (True, False):
+        for reference in (False, True):
+            if compiled and creasy.QUEUE is None:
+                continue
+            fresh = _fresh(jobs)
+            for j, user in zip(fresh, users):
+                j.user = user
+            with pytest.MonkeyPatch.context() as patch:
+                if not compiled:
+                    patch.setattr(creasy, "QUEUE", None)
+                policy = (RankedAtEveryPass if reference else CreasyScheduler)(nodes, aging=aging, slope=slope)
+                recorder = run_jobs(fresh, nodes, policy)
+            runs.append((recorder.events, policy.report(0)))
+    assert all(run == runs[0] for run in runs[1:])
+
+
+def _waiting(draw: st.DrawFn) -> tuple[list[Job], dict[int, int], int]:
+    n = draw(st.integers(1, 40))
+    now = 100_000
+    jobs = []
+    for i in range(n):
+        j = job(i + 1, draw(st.integers(0, now)), draw(st.integers(1, 16)), 1,
+                draw(st.sampled_from([0, 1, 59, 60, 61, 600, 3_600, 2**40])))
+        j.user = draw(st.integers(1, 6))
+        j.seq = draw(st.integers(0, 10**6)) * 64 + i  # distinct, in no particular order
+        jobs.append(j)
+    # Each user's latest interaction: at or after their latest submission.
+    latest: dict[int, int] = {}
+    for j in jobs:
+        latest[j.user] = max(latest.get(j.user, 0), j.submit)
+    seen = {user: draw(st.integers(t, now)) for user, t in latest.items()}
+    return jobs, seen, now
+
+
+@needs_twin
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), nodes=st.integers(0, 20), aging=st.sampled_from([1_000, 50_000, 7 * 86_400]),
+       slope=st.sampled_from([-1.2, -10.0, -0.1]))
+def test_the_compiled_ranking_orders_the_jobs_a_pass_can_start_as_python_does(data, nodes: int, aging: int,
+                                                                              slope: float) -> None:
+    """The twin's keys are the Python ones, number for number; its order agrees with the
+    whole queue in creasy's order up to the first job larger than the free nodes (where
+    the head is at the latest) and on the jobs that fit; and it answers None exactly when
+    no job fits."""
+    jobs, seen, now = data.draw(st.composite(_waiting)())
+    python = CreasyScheduler(64, aging=aging, slope=slope)
+    twin = creasy.QUEUE(aging, creasy.B0, slope, creasy.MINUTE, python._at_once)  # type: ignore[misc]
+    for user, t in seen.items():
+        twin.interacted(user, t)
+    for j in jobs:
+        twin.add(j)
+    python._seen = dict(seen)
+    python.queue = list(jobs)
+    aged = python._rank(now)
+    expected = python.queue
+    for j in jobs:
+        if now - j.submit < aging:
+            assert twin.key(j, now) == -python.presence(now - seen[j.user]) / max(j.estimate, 1)
+    order, twin_aged = twin.rank(now, nodes)
+    assert twin_aged == aged == twin.aged(now)
+    if all(j.size > nodes for j in jobs):
+        assert order is None
+        return
+    assert order is not None and sorted(j.seq for j in order) == sorted(j.seq for j in jobs)
+    big = next((i for i, j in enumerate(expected) if j.size > nodes), len(expected))
+    assert order[: big + 1] == expected[: big + 1]
+    assert [j for j in order if j.size <= nodes] == [j for j in expected if j.size <= nodes]
+    # Started jobs leave it as they leave the queue.
+    for j in [j for j in order if j.size <= nodes][::2]:
+        twin.remove(j)
+        python.queue.remove(j)
+    again, _ = twin.rank(now, 10**9)
+    python._rank(now)
+    assert (again or []) == python.queue

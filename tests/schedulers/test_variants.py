@@ -73,8 +73,8 @@ def audited(spec: str, nodes: int) -> EasyScheduler:
             super().job_ended(job, now)
             del self.planned_end[job.seq]
 
-        def order(self, now: int) -> bool:
-            moved = super().order(now)
+        def order(self, now: int, free: int) -> bool:
+            moved = super().order(now, free)
             self.before = list(self.queue)  # the queue order this pass works with
             return moved
 
@@ -253,20 +253,58 @@ def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
     assert [part["scheduler"] for part in result.summary["system"]["partitions"].values()] == [spec, spec]
 
 
-@pytest.mark.skipif(multifactor.RANK is None, reason="the compiled ranking is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
 @pytest.mark.parametrize("spec", ["multifactor:period=0", "multifactor:period=0,favor=small,age=5000,max_age=40",
-                                  "multifactor:period=10,half_life=60"])
+                                  "multifactor:period=10,half_life=60", "multifactor:period=3,fairshare=50000"])
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users: list[int]) -> None:
-    """The compiled ranking gives MultifactorScheduler.priority's order, event for event."""
+    """The compiled queue and fair-share factors give MultifactorScheduler.priority's
+    order, event for event, and the same report (its sums of the factors at start),
+    though it sorts only the jobs that fit in the free nodes at each pass."""
     nodes, jobs = case
     runs = []
-    for rank in (multifactor.RANK, None):
+    for compiled in (True, False):
         fresh = _fresh(jobs)
         for j, user in zip(fresh, users):
             j.user = user
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(multifactor, "RANK", rank)
-            runs.append(run_jobs(fresh, nodes, spec).events)
+            if not compiled:
+                patch.setattr(multifactor, "QUEUE", None)
+                patch.setattr(multifactor, "FAIRSHARE", None)
+            policy = make_scheduler(spec, nodes)
+            runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
+    assert runs[0] == runs[1]
+
+
+class FullPassMultifactor(multifactor.MultifactorScheduler):
+    """multifactor whose every pass is a full one (as before the passes that only
+    arrivals followed could resume the last after a computation)."""
+
+    def order(self, now: int, free: int) -> bool:
+        super().order(now, free)
+        return True
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@settings(max_examples=EXAMPLES // 2, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25),
+       period=st.sampled_from([0, 3, 300]))
+def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool, case, users: list[int],
+                                                                 period: int) -> None:
+    """A pass that only arrivals followed tries only them, whatever the order of the
+    jobs that waited: the same starts and report as a full pass every time."""
+    if compiled and multifactor.QUEUE is None:
+        pytest.skip("the compiled queue is not in use")
+    nodes, jobs = case
+    runs = []
+    for cls in (multifactor.MultifactorScheduler, FullPassMultifactor):
+        fresh = _fresh(jobs)
+        for j, user in zip(fresh, users):
+            j.user = user
+        with pytest.MonkeyPatch.context() as patch:
+            if not compiled:
+                patch.setattr(multifactor, "QUEUE", None)
+            policy = cls(nodes, multifactor.Priorities(period=period, fairshare=50_000, half_life=60))
+            runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
     assert runs[0] == runs[1]
