@@ -11,10 +11,10 @@ locked and shown with a progress bar exactly as ``sitesim sweep`` is:
 
 The site-level runs are the sweep's own (:class:`~sitesim.sweep.run.PointRun`): each
 point starts from the study's site file, and keeps its outputs in the study's folder.
-The replays are the study's: each replays a trace the site-level sweep wrote, on the
-site's machine under its policy, and a replay whose trace is gone (a study interrupted
-between its sweeps, or traces removed) makes it again: a run is determined by its key,
-so the trace is the same. The study stamps its points with the site's model
+So are the replays: each replays a trace the site-level sweep wrote, on the site's
+machine under its policy. The study only checks each cached trace first: one that is
+gone (a study interrupted between its sweeps, or traces removed) or damaged is made
+again, since a run is determined by its key, so the trace is the same. The study stamps its points with the site's model
 fingerprint itself, since the replays' traces do not exist when they are planned.
 """
 
@@ -61,6 +61,9 @@ def plan(study: StudyConfig, base: SiteConfig, site: str) -> Plan:
     sites: list[Point] = []
     replays: list[Point] = []
     sources: list[tuple[str, Point]] = []
+    # The replays run on the site's machine; a machine size the study sets over the
+    # site's is given to them as it is to the site-level runs.
+    machine = {"nodes": base.nodes} if "nodes" in dict(study.settings) else {}
     for users in user_counts(study, base):
         for policy in study.policies:
             for seed in study.seeds:
@@ -73,15 +76,17 @@ def plan(study: StudyConfig, base: SiteConfig, site: str) -> Plan:
                 sources.append((trace, point))
                 for evaluated in study.policies:
                     replays.append(Point("replay", scheduler=evaluated, estimates="trace", seed=seed,
-                                         trace=trace, load_factor=1.0, model=model))
+                                         trace=trace, load_factor=1.0, model=model, site=site, **machine))
     return Plan(tuple(sites), tuple(replays), tuple(sources))
 
 
 @define(frozen=True, slots=True)
 class ReplayRun:
-    """The per-point function of the replay sweep: the point's trace (relative to the
-    study's folder, so its key does not depend on where the study is) replayed under
-    the point's policy with the trace's estimates, as the paper's Tables 3-4 do."""
+    """The replay sweep's function: the sweep's own :class:`PointRun` (each point's trace,
+    relative to the study's folder, replayed on the site's machine under the point's
+    policy with the trace's estimates, as the paper's Tables 3-4 do), behind the
+    study's check of its cached trace. A trace that is not what its run's row records
+    is made again first; an empty one is a finding, not a replay (:func:`has_jobs`)."""
 
     site: PointRun
     base: SiteConfig
@@ -91,8 +96,6 @@ class ReplayRun:
     expected: Mapping[str, Expected] = field(factory=dict)
 
     def __call__(self, point: Point) -> Row:
-        from sitesim.runs.replay import ReplayConfig, run_replay
-
         assert point.trace is not None and self.site.root is not None
         trace = Path(self.site.root) / point.trace
         want = self.expected.get(point.trace)
@@ -101,14 +104,10 @@ class ReplayRun:
             if not matches(trace, want):
                 raise RuntimeError(f"{point.trace}: made again, and still not the run its row in"
                                    f" {RESULTS} records ({want.jobs if want else '?'} jobs)")
-        # On a partitioned site the trace is replayed on the same partitions, all under
-        # the point's policy, as the site-level runs ran them.
-        site = site_for(self.base, point.scheduler)
         if not has_jobs(trace):
-            return make_row(point, site.nodes, {"submitted": 0, "completed": 0, "killed": 0})
-        replayed = run_replay(ReplayConfig(trace=str(trace), scheduler=site.scheduler, estimates="trace",
-                                           load_factor=1.0, seed=point.seed))
-        return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
+            return make_row(point, site_for(self.base, point.scheduler).nodes,
+                            {"submitted": 0, "completed": 0, "killed": 0})
+        return self.site(point)
 
 
 def has_jobs(trace: Path) -> bool:

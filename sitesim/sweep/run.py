@@ -113,7 +113,9 @@ class PointRun:
     site file, else the declared defaults), as the command line puts flags on top of
     ``--site``. With a ``root``, each site-level run keeps its outputs in
     ``root/run_folder(point)`` (a study replays those traces), and a replay's relative
-    trace is read from ``root``. Picklable, for worker processes and Dask."""
+    trace is read from ``root``. A replay point with a site replays on the site's
+    machine under its policy (:func:`sitesim.runs.sitefile.replay_on_site`). Picklable,
+    for worker processes and Dask."""
 
     root: str | None = None
 
@@ -124,6 +126,10 @@ class PointRun:
             settings = point.settings()
             if self.root is not None:
                 settings["trace"] = str(Path(self.root) / settings["trace"])
+            if point.site is not None:  # on the site's machine, by the rule ``-c LOG --site`` follows
+                from sitesim.runs.sitefile import load_site_file, replay_on_site
+
+                settings = replay_on_site(load_site_file(point.site), settings)
             replayed = run_replay(ReplayConfig(**settings))
             return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
         if point.mode == "site":
