@@ -255,12 +255,8 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
     widths = [int(w) for w in user["widths"]]
     if sum(widths) != len(jobs) or sum(widths) - len(widths) != len(gaps):
         raise ValueError(f"user {user.get('user')}: jobs, widths and gaps do not line up")
-    opening = set()
-    at = 0
-    for n in user["session_batches"]:
-        opening.add(at)
-        at += int(n)
-    if at != len(widths):
+    opening = _openings(user)
+    if sum(int(n) for n in user["session_batches"]) != len(widths):
         raise ValueError(f"user {user.get('user')}: session_batches do not add up to its batches")
     if not widths:
         raise ValueError(f"user {user.get('user')}: no batches (a user of the log has at least one)")
@@ -272,6 +268,16 @@ def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tup
         j, g = j + w, g + w - 1
         (first if i in opening else later).append(batch)
     return tuple(first), tuple(later)
+
+
+def _openings(user: dict[str, Any]) -> set[int]:
+    """The indices of the user's batches that open a session (``session_batches``)."""
+    opening = set()
+    at = 0
+    for n in user["session_batches"]:
+        opening.add(at)
+        at += int(n)
+    return opening
 
 
 def _part(hour: Any, parts: int) -> int:
@@ -301,11 +307,7 @@ def _by_part(
     hours = user["batch_hours"]
     if len(hours) != len(widths):
         raise ValueError(f"user {user.get('user')}: batch_hours and widths differ in length")
-    opened = set()
-    at = 0
-    for n in user["session_batches"]:
-        opened.add(at)
-        at += int(n)
+    opened = _openings(user)
     first_hours = [_part(h, parts) for i, h in enumerate(hours) if i in opened]
     later_hours = [_part(h, parts) for i, h in enumerate(hours) if i not in opened]
     own_absences = user["absences"]
