@@ -255,17 +255,19 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 parser.error(f"{flag} applies with --moldable only")
     given = _stored(_given(args, options.REPLAY), options.REPLAY)
     _partitions(args, given)
+    origin = None
     if args.site is not None:  # the site's machine and policy (a fitted site's service)
-        from sitesim.runs.sitefile import load_site_file, replay_on_site
+        from sitesim.runs.sitefile import load_site_file, replay_on_site, site_path
 
         given = replay_on_site(load_site_file(args.site), given)
+        origin = str(site_path(args.site))
     try:
         config = ReplayConfig(**given)
     except InputError as exc:
         from sitesim.runs.sitefile import flag_of
 
         raise InputError(exc.message, path=exc.path, line=exc.line, field=flag_of(exc.field or "")) from None
-    _check_out(args, [config.trace, args.moldable_table], config.scheduler)
+    _check_out(args, [config.trace, args.moldable_table, origin], config.scheduler)
     if args.moldable is not None:
         from sitesim.experiments.moldable import run_replay_command
 

@@ -32,6 +32,9 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 #: name → (lay out the files, the command line, a word the error line holds).
 Layout = Callable[[Path], None]
+#: A partition file (the shipped site's) that a policy of a study reads.
+PARTITIONS = (Path(__file__).resolve().parents[1] / "models" / "partitions.toml").read_text()
+
 CASES: dict[str, tuple[Layout, list[str], str]] = {
     "run --site DIR/site.toml --out DIR": (
         lambda d: ((d / "D").mkdir(), (d / "D/site.toml").write_text("users = 2\nduration = 1\n"),
@@ -40,6 +43,10 @@ CASES: dict[str, tuple[Layout, list[str], str]] = {
     "-c DIR/schedule.swf --out DIR": (
         lambda d: ((d / "D").mkdir(), (d / "D/schedule.swf").write_text(swf()), (d / "D/stats.txt").write_text("x\n")),
         ["-c", "D/schedule.swf", "--out", "D"], "input"),
+    "-c T --site DIR/site.toml --out DIR": (
+        lambda d: ((d / "D").mkdir(), (d / "t.swf").write_text(swf()),
+                   (d / "D/site.toml").write_text('scheduler = "easy"\nnodes = 8\n')),
+        ["-c", "t.swf", "--site", "D/site.toml", "--out", "D"], "input"),
     "a replay that fails keeps the earlier outputs": (
         lambda d: ((d / "D").mkdir(), (d / "bad.swf").write_text("1 2 3\n"), (d / "D/stats.txt").write_text("x\n")),
         ["-c", "bad.swf", "--out", "D"], "bad.swf"),
@@ -82,6 +89,9 @@ CASES: dict[str, tuple[Layout, list[str], str]] = {
     "plot S -o S": (
         lambda d: (d / "s.swf").write_text(swf()),
         ["plot", "gantt", "s.swf", "-o", "s.swf"], "input"),
+    "study -s easy,partitioned:DIR/results.csv -o DIR (a policy after the first)": (
+        lambda d: ((d / "D").mkdir(), (d / "D/results.csv").write_text(PARTITIONS)),
+        ["study", "--site", "paper", "-s", "easy,partitioned:D/results.csv", "--seeds", "1", "-o", "D"], "input"),
     "study --site DIR/report.html -o DIR": (
         lambda d: ((d / "D").mkdir(), (d / "D/report.html").write_text("users = 2\n")),
         ["study", "--site", "D/report.html", "-s", "fcfs", "--seeds", "1", "-o", "D"], "input"),

@@ -153,11 +153,13 @@ def run(env: simpy.Environment, until: int | None = None) -> None:
         while queue:
             env._now, _, _, event = heappop(queue)
             callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
+            done = 0
             try:
                 for callback in callbacks:  # type: ignore[union-attr]
+                    done += 1
                     callback(event)
             except StopSimulation:
-                event.callbacks = callbacks[callbacks.index(callback) + 1 :]  # type: ignore[union-attr]
+                event.callbacks = callbacks[done:]  # type: ignore[index]
                 env.schedule(event, -1)  # type: ignore[arg-type]
                 raise
             if not event._ok and not hasattr(event, "_defused"):

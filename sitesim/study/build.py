@@ -20,7 +20,7 @@ from sitesim.limits import MAX_SWEEP_RUNS
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import (
     STUDY_FILE, StudyConfig, describe, identity, is_site_name, model_fingerprint, read_study_file, resolve, site_file,
-    user_counts, write_study_file,
+    site_for, user_counts, write_study_file,
 )
 from sitesim.study.cross import CROSS, matrix, no_jobs, predictions, write_cross
 from sitesim.study.narrative import PRIMARY, paragraph
@@ -68,7 +68,9 @@ def check_outputs(study: Study, out: Path) -> None:
     base = study.base
     site = site_file(study.config.site, study.base_dir)
     empirical = base.empirical if base.empirical.endswith(".json") else None
-    inputs = [site if not is_site_name(site) else None, base.population, empirical, *policy_files(base.scheduler)]
+    policies = [site_for(base, policy).scheduler for policy in study.config.policies]
+    inputs = [site if not is_site_name(site) else None, base.population, empirical,
+              *(path for policy in policies for path in policy_files(policy))]
     for name in (RESULTS, REPLAYS, CROSS, REPORT, STUDY_FILE, CHECKSUMS):
         check_output(out / name, inputs, field="-o")
     check_output(out / RUNS, inputs, field="-o", folder=True)

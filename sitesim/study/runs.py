@@ -29,7 +29,8 @@ from attrs import define, field
 
 from sitesim.runs.site import SiteConfig
 from sitesim.study.config import StudyConfig, model_fingerprint, site_for, user_counts
-from sitesim.study.traces import Expected, discard_damaged, expectations, matches, record_checksums
+from sitesim.study.traces import (Expected, discard_damaged, drop_locks, expectations, matches, record_checksums,
+                                  trace_lock)
 from sitesim.sweep.grid import CONFIG_COLUMNS, Key, Point
 from sitesim.sweep.run import SUMMARY_COLUMNS, PointRun, Row, make_row, run_folder
 from sitesim.sweep.runner import SweepReport, run_sweep
@@ -99,11 +100,12 @@ class ReplayRun:
         assert point.trace is not None and self.site.root is not None
         trace = Path(self.site.root) / point.trace
         want = self.expected.get(point.trace)
-        if not matches(trace, want):
-            self.site(dict(self.sources)[point.trace])
+        with trace_lock(Path(self.site.root), point.trace):
             if not matches(trace, want):
-                raise RuntimeError(f"{point.trace}: made again, and still not the run its row in"
-                                   f" {RESULTS} records ({want.jobs if want else '?'} jobs)")
+                self.site(dict(self.sources)[point.trace])
+                if not matches(trace, want):
+                    raise RuntimeError(f"{point.trace}: made again, and still not the run its row in"
+                                       f" {RESULTS} records ({want.jobs if want else '?'} jobs)")
         if not has_jobs(trace):
             return make_row(point, site_for(self.base, point.scheduler).nodes,
                             {"submitted": 0, "completed": 0, "killed": 0})
@@ -177,8 +179,11 @@ def run_all(plan_: Plan, base: SiteConfig, root: Path, executor: Any, *, jobs: i
         return StudyRuns(sites, SweepReport(total=len(plan_.replay_points)))
     expected = expectations(read_rows(root / RESULTS)[1], trace_keys(plan_), root)
     remade = discard_damaged(root, expected)
-    replays = run_sweep(plan_.replay_points, root / REPLAYS, executor, jobs=jobs,
-                        run=ReplayRun(site, base, plan_.sources, expected), progress=progress, finite=FINISHED)
+    try:
+        replays = run_sweep(plan_.replay_points, root / REPLAYS, executor, jobs=jobs,
+                            run=ReplayRun(site, base, plan_.sources, expected), progress=progress, finite=FINISHED)
+    finally:
+        drop_locks(root)
     record_checksums(root, expected)
     return StudyRuns(sites, replays, remade=len(remade))
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import shutil
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from attrs import define
@@ -26,6 +28,40 @@ from sitesim.workload.files import atomic_text_write
 
 #: Where a study records its traces' checksums, relative to its folder.
 CHECKSUMS = "checksums.json"
+#: Where the replays' workers take their per-trace locks while the replay sweep runs.
+LOCKS = ".trace-locks"
+
+
+@contextmanager
+def trace_lock(root: Path, trace: str) -> Iterator[None]:
+    """Hold one cached trace while a worker checks it and, if it must, makes it again.
+
+    Why: every evaluated policy replays the same trace, so with several workers the
+    replays of one missing or damaged trace would all make it again at once, and a
+    run's output folder is briefly moved aside while it is replaced: another worker
+    then found no trace, or a trace half made. The lock (``flock``, released with its
+    process) lets the first make it and the others find it whole. The lock files live
+    outside the run folders, which are replaced whole, and go with the sweep
+    (:func:`drop_locks`). Where ``fcntl`` does not exist the check runs unlocked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield
+        return
+    folder = root / LOCKS
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{hashlib.sha256(trace.encode()).hexdigest()[:16]}.lock"
+    with open(path, "ab") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def drop_locks(root: Path) -> None:
+    """Remove the replay sweep's lock files once it is over."""
+    shutil.rmtree(root / LOCKS, ignore_errors=True)
 
 
 @define(frozen=True, slots=True)

@@ -145,3 +145,19 @@ def test_a_bad_table_is_an_input_error_up_front(tmp_path: Path, capsys: pytest.C
 def test_a_site_that_is_a_device_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error([*SMALL[:2], "/dev/null", *SMALL[3:], "-o", str(tmp_path / "o")], capsys)
     assert "a pipe or device" in line and "not found" not in line
+
+
+def test_parallel_replays_of_a_removed_trace_make_it_once(tmp_path: Path) -> None:
+    """Every policy replays each trace: with several workers, the replays of a trace that
+    is gone wait for one of them to make it again (study/traces.py, ``trace_lock``),
+    instead of each remaking it while another reads it."""
+    argv = ["study", "--site", "paper", "-s", "fcfs,easy,sjbf", "--seeds", "1", "--users", "2",
+            "--duration", "2", "-j", "2", "--no-progress", "-o", str(tmp_path / "s")]
+    assert main(argv) == 0
+    replays = sorted((tmp_path / "s" / "replays.csv").read_text().splitlines())  # in any order of ending
+    for trace in traces(tmp_path / "s"):
+        shutil.rmtree(trace.parent)
+    (tmp_path / "s" / "replays.csv").unlink()
+    assert main(argv) == 0
+    assert sorted((tmp_path / "s" / "replays.csv").read_text().splitlines()) == replays
+    assert not (tmp_path / "s" / ".trace-locks").exists()
