@@ -358,11 +358,18 @@ cdef class MultifactorQueue(_Waiting):
     #: Per user slot: the fair-share factor of the computation.
     cdef double* factors
     cdef Py_ssize_t static_capacity
+    #: Sums of the weighted factors of the started jobs at their start (age, size,
+    #: fair-share, priority), added in the order ``MultifactorScheduler.started`` adds
+    #: them; and how many started.
+    cdef double sum_age, sum_size, sum_fairshare, sum_priority
+    cdef i64 n_started
 
     def __cinit__(self):
         self.static = NULL
         self.factors = NULL
         self.static_capacity = 0
+        self.sum_age = self.sum_size = self.sum_fairshare = self.sum_priority = 0.0
+        self.n_started = 0
 
     def __dealloc__(self):
         free(self.static)
@@ -384,6 +391,33 @@ cdef class MultifactorQueue(_Waiting):
         cdef Py_ssize_t i = self.position[job.seq], last = self.n - 1
         self.static[i] = self.static[last]
         _Waiting.remove(self, job)
+
+    def priority(self, job):
+        """Waiting ``job``'s priority as the queue is ordered now."""
+        return self.numbers[<Py_ssize_t> self.position[job.seq]]
+
+    @cython.cdivision(True)
+    def started(self, job, i64 now, i64 cap, double age, double fairshare_term):
+        """Waiting ``job`` started at ``now``: its weighted factors at the start added to
+        the sums (the twin of ``MultifactorScheduler.started``'s sums: the age term
+        ``age * (min(waited, cap) / cap)``, its size term, ``fairshare_term`` (the
+        weighted fair-share factor), its priority as the queue was ordered), and the job
+        taken out of the queue."""
+        cdef Py_ssize_t i = self.position[job.seq]
+        cdef i64 waited = now - self.submits[i]
+        if waited > cap:
+            waited = cap
+        self.sum_age += age * ((<double> waited) / (<double> cap))
+        self.sum_size += self.static[i]
+        self.sum_fairshare += fairshare_term
+        self.sum_priority += self.numbers[i]
+        self.n_started += 1
+        self.remove(job)
+
+    def sums(self):
+        """The sums of :meth:`started`, by factor, as the report names them."""
+        return {"age": self.sum_age, "size": self.sum_size, "fairshare": self.sum_fairshare,
+                "priority": self.sum_priority}
 
     def compute(self, i64 now, dict fairshare, i64 cap, double per_second, double age, double w_fairshare):
         """Every waiting job's priority at ``now`` with its user's ``fairshare`` factor."""

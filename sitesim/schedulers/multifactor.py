@@ -249,6 +249,20 @@ class MultifactorScheduler(EasyScheduler):
             factors[user] = 1.0 if entry is None else 2.0 ** (-(entry[0] + (entry[1] * gt - entry[2]) * k) * scale)
         return factors
 
+    def fairshare_factor(self, user: int, now: int) -> float:
+        """One user's fair-share factor at ``now``: :meth:`fairshare_factors` for a single
+        user, written out (once per arrival or start of a user with no job waiting at the
+        last computation), the same number."""
+        usage = self.usage
+        gt, k = usage.g(now), usage.k
+        total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
+        if total <= 0.0 or not self.priorities.fairshare:
+            return 1.0
+        entry = usage.users.get(user)
+        if entry is None:
+            return 1.0
+        return float(2.0 ** (-(entry[0] + (entry[1] * gt - entry[2]) * k) * (len(self._users) / total)))
+
     def components(self, job: Job, now: int, fairshare: float) -> tuple[float, float, float]:
         """The weighted age, size and fair-share terms of ``job``'s priority at ``now``."""
         p = self.priorities
@@ -268,6 +282,11 @@ class MultifactorScheduler(EasyScheduler):
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
         first, ties in arrival order); in the compiled queue where it was built (which
         the pass then arranges, :meth:`order`)."""
+        if not self._waiting and not self.queue:  # nothing to compute (often, on a quiet site)
+            self._fairshare = {}
+            self._priority.clear()
+            self._computed = now
+            return
         self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
         if self._ranked is not None:
             p = self.priorities
@@ -281,6 +300,8 @@ class MultifactorScheduler(EasyScheduler):
     def priority_of(self, job: Job) -> float:
         """A waiting job's priority as the queue is ordered now: given on arrival since
         the last computation, else as that computation found it."""
+        if self._ranked is not None:
+            return self._ranked.priority(job)
         given = self._priority.get(job.seq)
         if given is not None:
             return given
@@ -330,12 +351,13 @@ class MultifactorScheduler(EasyScheduler):
         # whole queue anyway, and the place depends on the priority alone.
         factor = self._fairshare.get(job.user)
         if factor is None:
-            factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
-        given = self._priority[job.seq] = self.priority(job, job.submit, factor)
+            factor = self._fairshare[job.user] = self.fairshare_factor(job.user, job.submit)
+        given = self.priority(job, job.submit, factor)
         self.queue.append(job)
-        if self._ranked is not None:
+        if self._ranked is not None:  # which keeps the priority given
             self._ranked.add(job, self._static[job.seq], given)
         else:
+            self._priority[job.seq] = given
             self._pending.append(job)
 
     def started(self, job: Job, now: int) -> None:
@@ -343,17 +365,18 @@ class MultifactorScheduler(EasyScheduler):
         user, seq = job.user, job.seq
         factor = self._fairshare.get(user)
         if factor is None:
-            factor = self.fairshare_factors((user,), now)[user]
-        sums = self._sums
+            factor = self.fairshare_factor(user, now)
         p = self.priorities
-        sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
-        sums["size"] += self._static[seq]
-        sums["fairshare"] += p.fairshare * factor
-        sums["priority"] += self.priority_of(job)
-        self._priority.pop(seq, None)
+        if self._ranked is not None:  # the same sums, kept by the compiled queue
+            self._ranked.started(job, now, p.max_age, p.age, p.fairshare * factor)
+        else:
+            sums = self._sums
+            sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
+            sums["size"] += self._static[seq]
+            sums["fairshare"] += p.fairshare * factor
+            sums["priority"] += self.priority_of(job)
+            self._priority.pop(seq, None)
         del self._static[seq]
-        if self._ranked is not None:
-            self._ranked.remove(job)
         left = self._waiting[user] - 1
         if left:
             self._waiting[user] = left
@@ -368,6 +391,7 @@ class MultifactorScheduler(EasyScheduler):
 
     def report(self, window: int) -> dict[str, Any]:
         n = self._started
-        means = {k: (v / n if n else None) for k, v in self._sums.items()}
+        sums = self._sums if self._ranked is None else self._ranked.sums()
+        means = {k: (v / n if n else None) for k, v in sums.items()}
         return {"multifactor": {"parameters": asdict(self.priorities), "started": n,
                                 "mean_at_start": means}}
