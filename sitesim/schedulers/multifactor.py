@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, define, field
@@ -162,15 +162,13 @@ class Usage:
         self.t0 = now
 
 
-Fairshare = Callable[[Iterable[int], dict[int, list[float]], float, float, float], dict[int, float]]
-
 _TWIN = twin("_priority")
 #: The compiled waiting queue (``_priority.pyx``): the priorities of
-#: :meth:`MultifactorScheduler.priority` computed on C arrays (the same numbers) and the
-#: queue in their order for each pass, where it was built, else None.
+#: :meth:`MultifactorScheduler.priority` and the fair-share factors of
+#: :meth:`MultifactorScheduler.fairshare_factors` computed on C arrays (the same
+#: numbers), the queue in their order for each pass, and the sums of the factors at the
+#: starts, where it was built, else None.
 QUEUE: type[MultifactorQueue] | None = None if _TWIN is None else _TWIN.MultifactorQueue
-#: The compiled loop of :meth:`MultifactorScheduler.fairshare_factors` (the same numbers).
-FAIRSHARE: Fairshare | None = None if _TWIN is None else _TWIN.fairshare
 
 
 @register
@@ -201,7 +199,7 @@ class MultifactorScheduler(EasyScheduler):
         #: The size term of each waiting job's priority (fixed while it waits).
         self._static: dict[int, float] = {}
         self._computed = -1
-        #: Fair-share factors of the last computation, by user.
+        #: Fair-share factors of the last computation, by user (the compiled queue keeps its own).
         self._fairshare: dict[int, float] = {}
         #: Arrivals since the last pass, at the end of the queue until :meth:`order`
         #: puts them in their place (or a computation sorts the whole queue anyway).
@@ -241,8 +239,6 @@ class MultifactorScheduler(EasyScheduler):
             return dict.fromkeys(users, 1.0)
         scale = len(self._users) / total
         table = usage.users
-        if FAIRSHARE is not None:
-            return FAIRSHARE(users, table, gt, k, scale)
         factors = {}
         for user in users:
             entry = table.get(user)
@@ -287,11 +283,16 @@ class MultifactorScheduler(EasyScheduler):
             self._priority.clear()
             self._computed = now
             return
-        self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
-        if self._ranked is not None:
-            p = self.priorities
-            self._ranked.compute(now, fairshare, p.max_age, p.age / p.max_age, p.age, p.fairshare)
+        p = self.priorities
+        if self._ranked is not None:  # the factors too, there (fairshare_factors' numbers)
+            usage = self.usage
+            gt, k = usage.g(now), usage.k
+            total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
+            flat = total <= 0.0 or not p.fairshare
+            self._ranked.compute(now, usage.users, gt, k, 0.0 if flat else len(self._users) / total, flat,
+                                 p.max_age, p.age / p.max_age, p.age, p.fairshare)
         else:
+            self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
             priority = self.priority
             self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
         self._priority.clear()
@@ -306,6 +307,13 @@ class MultifactorScheduler(EasyScheduler):
         if given is not None:
             return given
         return self.priority(job, self._computed, self._fairshare[job.user])
+
+    def _factor(self, user: int) -> float | None:
+        """``user``'s fair-share factor of the last computation, or given since to a user
+        with no job waiting at it; None if neither."""
+        if self._ranked is not None:
+            return self._ranked.factor(user)
+        return self._fairshare.get(user)
 
     # -- the kernel's hooks and events -------------------------------------------------------
     def order(self, now: int, free: int) -> bool:
@@ -349,9 +357,13 @@ class MultifactorScheduler(EasyScheduler):
         # a user who had no job waiting then), and its place in the queue by it when the
         # next pass orders the queue: a pass that recomputes every priority sorts the
         # whole queue anyway, and the place depends on the priority alone.
-        factor = self._fairshare.get(job.user)
+        factor = self._factor(job.user)
         if factor is None:
-            factor = self._fairshare[job.user] = self.fairshare_factor(job.user, job.submit)
+            factor = self.fairshare_factor(job.user, job.submit)
+            if self._ranked is not None:
+                self._ranked.give(job.user, factor)
+            else:
+                self._fairshare[job.user] = factor
         given = self.priority(job, job.submit, factor)
         self.queue.append(job)
         if self._ranked is not None:  # which keeps the priority given
@@ -363,7 +375,7 @@ class MultifactorScheduler(EasyScheduler):
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
         user, seq = job.user, job.seq
-        factor = self._fairshare.get(user)
+        factor = self._factor(user)
         if factor is None:
             factor = self.fairshare_factor(user, now)
         p = self.priorities
