@@ -357,20 +357,25 @@ class MultifactorScheduler(EasyScheduler):
         # a user who had no job waiting then), and its place in the queue by it when the
         # next pass orders the queue: a pass that recomputes every priority sorts the
         # whole queue anyway, and the place depends on the priority alone.
-        factor = self._factor(job.user)
+        ranked = self._ranked
+        if ranked is not None:
+            factor = ranked.factor(job.user)
+            if factor is None:
+                factor = self.fairshare_factor(job.user, job.submit)
+                ranked.give(job.user, factor)
+            # priority(job, job.submit, factor) written out (once per arrival): the age
+            # term of a job that has waited 0 s is 0.0, and 0.0 plus its size term (>= 0)
+            # is that term, exactly.
+            static = self._static[job.seq]
+            self.queue.append(job)
+            ranked.add(job, static, static + self.priorities.fairshare * factor)
+            return
+        factor = self._fairshare.get(job.user)
         if factor is None:
-            factor = self.fairshare_factor(job.user, job.submit)
-            if self._ranked is not None:
-                self._ranked.give(job.user, factor)
-            else:
-                self._fairshare[job.user] = factor
-        given = self.priority(job, job.submit, factor)
+            factor = self._fairshare[job.user] = self.fairshare_factor(job.user, job.submit)
+        self._priority[job.seq] = self.priority(job, job.submit, factor)
         self.queue.append(job)
-        if self._ranked is not None:  # which keeps the priority given
-            self._ranked.add(job, self._static[job.seq], given)
-        else:
-            self._priority[job.seq] = given
-            self._pending.append(job)
+        self._pending.append(job)
 
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
