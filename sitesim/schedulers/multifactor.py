@@ -190,13 +190,14 @@ class MultifactorScheduler(EasyScheduler):
         self.usage = Usage(self.priorities.half_life)
         #: Users who have submitted (each holds an equal share).
         self._users: set[int] = set()
-        #: Jobs waiting, by user.
+        #: Jobs waiting, by user (in Python: the compiled queue knows its users).
         self._waiting: dict[int, int] = {}
         #: Priority of each job that arrived since the last computation, given on
         #: arrival; the others' is that of the last computation (:meth:`priority_of`),
         #: worked out when asked rather than stored for every job at every computation.
         self._priority: dict[int, float] = {}
-        #: The size term of each waiting job's priority (fixed while it waits).
+        #: The size term of each waiting job's priority (fixed while it waits; in
+        #: Python: the compiled queue keeps its own).
         self._static: dict[int, float] = {}
         self._computed = -1
         #: Fair-share factors of the last computation, by user (the compiled queue keeps its own).
@@ -278,11 +279,6 @@ class MultifactorScheduler(EasyScheduler):
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
         first, ties in arrival order); in the compiled queue where it was built (which
         the pass then arranges, :meth:`order`)."""
-        if not self._waiting and not self.queue:  # nothing to compute (often, on a quiet site)
-            self._fairshare = {}
-            self._priority.clear()
-            self._computed = now
-            return
         p = self.priorities
         if self._ranked is not None:  # the factors too, there (fairshare_factors' numbers)
             usage = self.usage
@@ -342,40 +338,48 @@ class MultifactorScheduler(EasyScheduler):
     def enqueue(self, job: Job, now: int) -> None:
         user = job.user
         self._users.add(user)
-        self._waiting[user] = self._waiting.get(user, 0) + 1
-        self._static[job.seq] = self.priorities.size * self.size_factor(job)
+        if self._ranked is None:
+            self._waiting[user] = self._waiting.get(user, 0) + 1
+            self._static[job.seq] = self.priorities.size * self.size_factor(job)
         super().enqueue(job, now)
 
     def place(self, job: Job) -> None:
+        ranked = self._ranked
+        if ranked is not None:
+            self._place_compiled(job, ranked)
+            return
         if not self.priorities.period:
             self.queue.append(job)  # the pass computes every priority
-            if self._ranked is not None:
-                self._ranked.add(job, self._static[job.seq], 0.0)
             return
         # Between computations a job gets its priority at arrival (its age term is 0,
         # its user's fair-share factor that of the last computation, or computed now for
         # a user who had no job waiting then), and its place in the queue by it when the
         # next pass orders the queue: a pass that recomputes every priority sorts the
         # whole queue anyway, and the place depends on the priority alone.
-        ranked = self._ranked
-        if ranked is not None:
-            factor = ranked.factor(job.user)
-            if factor is None:
-                factor = self.fairshare_factor(job.user, job.submit)
-                ranked.give(job.user, factor)
-            # priority(job, job.submit, factor) written out (once per arrival): the age
-            # term of a job that has waited 0 s is 0.0, and 0.0 plus its size term (>= 0)
-            # is that term, exactly.
-            static = self._static[job.seq]
-            self.queue.append(job)
-            ranked.add(job, static, static + self.priorities.fairshare * factor)
-            return
         factor = self._fairshare.get(job.user)
         if factor is None:
             factor = self._fairshare[job.user] = self.fairshare_factor(job.user, job.submit)
         self._priority[job.seq] = self.priority(job, job.submit, factor)
         self.queue.append(job)
         self._pending.append(job)
+
+    def _place_compiled(self, job: Job, ranked: MultifactorQueue) -> None:
+        """:meth:`place` where the compiled queue keeps the size term and the priority
+        given (and orders the queue by it at the pass)."""
+        p = self.priorities
+        static = p.size * self.size_factor(job)
+        self.queue.append(job)
+        if not p.period:
+            ranked.add(job, static, 0.0)  # the pass computes every priority
+            return
+        factor = ranked.factor(job.user)
+        if factor is None:
+            factor = self.fairshare_factor(job.user, job.submit)
+            ranked.give(job.user, factor)
+        # priority(job, job.submit, factor) written out (once per arrival): the age term
+        # of a job that has waited 0 s is 0.0, and 0.0 plus its size term (>= 0) is that
+        # term, exactly.
+        ranked.add(job, static, static + p.fairshare * factor)
 
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
@@ -393,12 +397,12 @@ class MultifactorScheduler(EasyScheduler):
             sums["fairshare"] += p.fairshare * factor
             sums["priority"] += self.priority_of(job)
             self._priority.pop(seq, None)
-        del self._static[seq]
-        left = self._waiting[user] - 1
-        if left:
-            self._waiting[user] = left
-        else:
-            del self._waiting[user]
+            del self._static[seq]
+            left = self._waiting[user] - 1
+            if left:
+                self._waiting[user] = left
+            else:
+                del self._waiting[user]
         self.usage.start(user, job.size, now)
         self._started += 1
 
