@@ -27,26 +27,6 @@ cdef struct Entry:
     Py_ssize_t index
 
 
-def fairshare(users, dict table, double gt, double k, double scale):
-    """Each of ``users``' fair-share factor (``MultifactorScheduler.fairshare_factors``
-    past its checks): ``2 ** (-usage * scale)`` from the usage ``table``'s
-    [done, rate, offset] entries, 1 for a user with none; by the C library's ``pow``,
-    which Python's ``**`` on floats calls."""
-    cdef dict factors = {}
-    cdef double done, offset
-    cdef list entry
-    for user in users:
-        found = table.get(user)
-        if found is None:
-            factors[user] = 1.0
-            continue
-        entry = <list> found
-        done = entry[0]
-        offset = entry[2]
-        factors[user] = pow(2.0, -(done + ((<double> entry[1]) * gt - offset) * k) * scale)
-    return factors
-
-
 #: The orders :func:`_sort` puts entries in; ties by arrival in each.
 cdef enum Order:
     DECREASING_VALUE  # multifactor: the highest priority first
@@ -355,25 +335,71 @@ cdef class MultifactorQueue(_Waiting):
     """
 
     cdef double* static
-    #: Per user slot: the fair-share factor of the computation.
+    #: Per user slot: the fair-share factor of the computation (or given since, to a
+    #: user with no job waiting at it), valid where ``epochs`` holds ``epoch``.
     cdef double* factors
-    cdef Py_ssize_t static_capacity
+    cdef i64* epochs
+    cdef i64 epoch
+    cdef Py_ssize_t static_capacity, epoch_capacity
+    #: Per user slot: the user.
+    cdef list user_of
+    #: Sums of the weighted factors of the started jobs at their start (age, size,
+    #: fair-share, priority), added in the order ``MultifactorScheduler.started`` adds
+    #: them; and how many started.
+    cdef double sum_age, sum_size, sum_fairshare, sum_priority
+    cdef i64 n_started
 
     def __cinit__(self):
         self.static = NULL
         self.factors = NULL
-        self.static_capacity = 0
+        self.epochs = NULL
+        self.epoch = 0
+        self.static_capacity = self.epoch_capacity = 0
+        self.user_of = []
+        self.sum_age = self.sum_size = self.sum_fairshare = self.sum_priority = 0.0
+        self.n_started = 0
 
     def __dealloc__(self):
         free(self.static)
         free(self.factors)
+        free(self.epochs)
 
     cdef void _new_users(self, Py_ssize_t capacity) except *:
+        cdef Py_ssize_t i
         self.factors = <double*> _resized(self.factors, capacity * sizeof(double))
+        self.epochs = <i64*> _resized(self.epochs, capacity * sizeof(i64))
+        for i in range(self.epoch_capacity, capacity):
+            self.epochs[i] = -1
+        self.epoch_capacity = capacity
+
+    cdef Py_ssize_t _user_slot(self, user) except -1:
+        cdef Py_ssize_t slot = self._slot(user)
+        if slot == len(self.user_of):
+            self.user_of.append(user)
+        return slot
+
+    def factor(self, user):
+        """``user``'s fair-share factor of the last computation, or given since (with
+        :meth:`give`); None when there is neither."""
+        known = self.slot_of.get(user)
+        if known is None:
+            return None
+        cdef Py_ssize_t slot = <Py_ssize_t> known
+        if self.epochs[slot] != self.epoch:
+            return None
+        return self.factors[slot]
+
+    def give(self, user, double factor):
+        """``user``, with no job waiting at the last computation, has ``factor`` until the
+        next."""
+        cdef Py_ssize_t slot = self._user_slot(user)
+        self.factors[slot] = factor
+        self.epochs[slot] = self.epoch
 
     def add(self, job, double static, double given):
         """A job arrived with its size term and the priority it is given until the next
         computation."""
+        self._user_slot(job.user)
         cdef Py_ssize_t i = self._add(job, given)
         if self.static_capacity < self.capacity:
             self.static = <double*> _resized(self.static, self.capacity * sizeof(double))
@@ -385,18 +411,59 @@ cdef class MultifactorQueue(_Waiting):
         self.static[i] = self.static[last]
         _Waiting.remove(self, job)
 
-    def compute(self, i64 now, dict fairshare, i64 cap, double per_second, double age, double w_fairshare):
-        """Every waiting job's priority at ``now`` with its user's ``fairshare`` factor."""
+    def priority(self, job):
+        """Waiting ``job``'s priority as the queue is ordered now."""
+        return self.numbers[<Py_ssize_t> self.position[job.seq]]
+
+    @cython.cdivision(True)
+    def started(self, job, i64 now, i64 cap, double age, double fairshare_term):
+        """Waiting ``job`` started at ``now``: its weighted factors at the start added to
+        the sums (the twin of ``MultifactorScheduler.started``'s sums: the age term
+        ``age * (min(waited, cap) / cap)``, its size term, ``fairshare_term`` (the
+        weighted fair-share factor), its priority as the queue was ordered), and the job
+        taken out of the queue."""
+        cdef Py_ssize_t i = self.position[job.seq]
+        cdef i64 waited = now - self.submits[i]
+        if waited > cap:
+            waited = cap
+        self.sum_age += age * ((<double> waited) / (<double> cap))
+        self.sum_size += self.static[i]
+        self.sum_fairshare += fairshare_term
+        self.sum_priority += self.numbers[i]
+        self.n_started += 1
+        self.remove(job)
+
+    def sums(self):
+        """The sums of :meth:`started`, by factor, as the report names them."""
+        return {"age": self.sum_age, "size": self.sum_size, "fairshare": self.sum_fairshare,
+                "priority": self.sum_priority}
+
+    def compute(self, i64 now, dict table, double gt, double k, double scale, bint flat, i64 cap,
+                double per_second, double age, double w_fairshare):
+        """Every waiting job's priority at ``now`` (the twin of ``MultifactorScheduler._refresh``),
+        with its user's fair-share factor computed once per user with a job waiting
+        (``fairshare_factors``' loop, ``flat``: 1 for all): ``2 ** (-usage * scale)`` from
+        the usage ``table``'s [done, rate, offset] entries, 1 for a user with none; by
+        the C library's ``pow``, which Python's ``**`` on floats calls."""
         cdef Py_ssize_t i, slot
         cdef i64 waited
-        for user, factor in fairshare.items():
-            slot = self.slot_of.get(user, -1)
-            if slot >= 0:
-                self.factors[slot] = factor
+        cdef list entry
+        cdef double factor
+        self.epoch += 1
         for i in range(self.n):
+            slot = self.slots[i]
+            if self.epochs[slot] != self.epoch:
+                factor = 1.0
+                if not flat:
+                    found = table.get(self.user_of[slot])
+                    if found is not None:
+                        entry = <list> found
+                        factor = pow(2.0, -((<double> entry[0]) + ((<double> entry[1]) * gt - (<double> entry[2])) * k) * scale)
+                self.factors[slot] = factor
+                self.epochs[slot] = self.epoch
             waited = now - self.submits[i]
             self.numbers[i] = (per_second * waited if waited < cap else age) + self.static[i] + (
-                w_fairshare * self.factors[self.slots[i]]
+                w_fairshare * self.factors[slot]
             )
 
     def rank(self, i64 nodes):

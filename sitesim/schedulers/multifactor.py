@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, define, field
@@ -162,15 +162,13 @@ class Usage:
         self.t0 = now
 
 
-Fairshare = Callable[[Iterable[int], dict[int, list[float]], float, float, float], dict[int, float]]
-
 _TWIN = twin("_priority")
 #: The compiled waiting queue (``_priority.pyx``): the priorities of
-#: :meth:`MultifactorScheduler.priority` computed on C arrays (the same numbers) and the
-#: queue in their order for each pass, where it was built, else None.
+#: :meth:`MultifactorScheduler.priority` and the fair-share factors of
+#: :meth:`MultifactorScheduler.fairshare_factors` computed on C arrays (the same
+#: numbers), the queue in their order for each pass, and the sums of the factors at the
+#: starts, where it was built, else None.
 QUEUE: type[MultifactorQueue] | None = None if _TWIN is None else _TWIN.MultifactorQueue
-#: The compiled loop of :meth:`MultifactorScheduler.fairshare_factors` (the same numbers).
-FAIRSHARE: Fairshare | None = None if _TWIN is None else _TWIN.fairshare
 
 
 @register
@@ -192,16 +190,17 @@ class MultifactorScheduler(EasyScheduler):
         self.usage = Usage(self.priorities.half_life)
         #: Users who have submitted (each holds an equal share).
         self._users: set[int] = set()
-        #: Jobs waiting, by user.
+        #: Jobs waiting, by user (in Python: the compiled queue knows its users).
         self._waiting: dict[int, int] = {}
         #: Priority of each job that arrived since the last computation, given on
         #: arrival; the others' is that of the last computation (:meth:`priority_of`),
         #: worked out when asked rather than stored for every job at every computation.
         self._priority: dict[int, float] = {}
-        #: The size term of each waiting job's priority (fixed while it waits).
+        #: The size term of each waiting job's priority (fixed while it waits; in
+        #: Python: the compiled queue keeps its own).
         self._static: dict[int, float] = {}
         self._computed = -1
-        #: Fair-share factors of the last computation, by user.
+        #: Fair-share factors of the last computation, by user (the compiled queue keeps its own).
         self._fairshare: dict[int, float] = {}
         #: Arrivals since the last pass, at the end of the queue until :meth:`order`
         #: puts them in their place (or a computation sorts the whole queue anyway).
@@ -241,13 +240,25 @@ class MultifactorScheduler(EasyScheduler):
             return dict.fromkeys(users, 1.0)
         scale = len(self._users) / total
         table = usage.users
-        if FAIRSHARE is not None:
-            return FAIRSHARE(users, table, gt, k, scale)
         factors = {}
         for user in users:
             entry = table.get(user)
             factors[user] = 1.0 if entry is None else 2.0 ** (-(entry[0] + (entry[1] * gt - entry[2]) * k) * scale)
         return factors
+
+    def fairshare_factor(self, user: int, now: int) -> float:
+        """One user's fair-share factor at ``now``: :meth:`fairshare_factors` for a single
+        user, written out (once per arrival or start of a user with no job waiting at the
+        last computation), the same number."""
+        usage = self.usage
+        gt, k = usage.g(now), usage.k
+        total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
+        if total <= 0.0 or not self.priorities.fairshare:
+            return 1.0
+        entry = usage.users.get(user)
+        if entry is None:
+            return 1.0
+        return float(2.0 ** (-(entry[0] + (entry[1] * gt - entry[2]) * k) * (len(self._users) / total)))
 
     def components(self, job: Job, now: int, fairshare: float) -> tuple[float, float, float]:
         """The weighted age, size and fair-share terms of ``job``'s priority at ``now``."""
@@ -268,11 +279,16 @@ class MultifactorScheduler(EasyScheduler):
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
         first, ties in arrival order); in the compiled queue where it was built (which
         the pass then arranges, :meth:`order`)."""
-        self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
-        if self._ranked is not None:
-            p = self.priorities
-            self._ranked.compute(now, fairshare, p.max_age, p.age / p.max_age, p.age, p.fairshare)
+        p = self.priorities
+        if self._ranked is not None:  # the factors too, there (fairshare_factors' numbers)
+            usage = self.usage
+            gt, k = usage.g(now), usage.k
+            total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
+            flat = total <= 0.0 or not p.fairshare
+            self._ranked.compute(now, usage.users, gt, k, 0.0 if flat else len(self._users) / total, flat,
+                                 p.max_age, p.age / p.max_age, p.age, p.fairshare)
         else:
+            self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
             priority = self.priority
             self.queue.sort(key=lambda job: (-priority(job, now, fairshare[job.user]), job.seq))
         self._priority.clear()
@@ -281,10 +297,19 @@ class MultifactorScheduler(EasyScheduler):
     def priority_of(self, job: Job) -> float:
         """A waiting job's priority as the queue is ordered now: given on arrival since
         the last computation, else as that computation found it."""
+        if self._ranked is not None:
+            return self._ranked.priority(job)
         given = self._priority.get(job.seq)
         if given is not None:
             return given
         return self.priority(job, self._computed, self._fairshare[job.user])
+
+    def _factor(self, user: int) -> float | None:
+        """``user``'s fair-share factor of the last computation, or given since to a user
+        with no job waiting at it; None if neither."""
+        if self._ranked is not None:
+            return self._ranked.factor(user)
+        return self._fairshare.get(user)
 
     # -- the kernel's hooks and events -------------------------------------------------------
     def order(self, now: int, free: int) -> bool:
@@ -313,15 +338,18 @@ class MultifactorScheduler(EasyScheduler):
     def enqueue(self, job: Job, now: int) -> None:
         user = job.user
         self._users.add(user)
-        self._waiting[user] = self._waiting.get(user, 0) + 1
-        self._static[job.seq] = self.priorities.size * self.size_factor(job)
+        if self._ranked is None:
+            self._waiting[user] = self._waiting.get(user, 0) + 1
+            self._static[job.seq] = self.priorities.size * self.size_factor(job)
         super().enqueue(job, now)
 
     def place(self, job: Job) -> None:
+        ranked = self._ranked
+        if ranked is not None:
+            self._place_compiled(job, ranked)
+            return
         if not self.priorities.period:
             self.queue.append(job)  # the pass computes every priority
-            if self._ranked is not None:
-                self._ranked.add(job, self._static[job.seq], 0.0)
             return
         # Between computations a job gets its priority at arrival (its age term is 0,
         # its user's fair-share factor that of the last computation, or computed now for
@@ -330,35 +358,51 @@ class MultifactorScheduler(EasyScheduler):
         # whole queue anyway, and the place depends on the priority alone.
         factor = self._fairshare.get(job.user)
         if factor is None:
-            factor = self._fairshare[job.user] = self.fairshare_factors((job.user,), job.submit)[job.user]
-        given = self._priority[job.seq] = self.priority(job, job.submit, factor)
+            factor = self._fairshare[job.user] = self.fairshare_factor(job.user, job.submit)
+        self._priority[job.seq] = self.priority(job, job.submit, factor)
         self.queue.append(job)
-        if self._ranked is not None:
-            self._ranked.add(job, self._static[job.seq], given)
-        else:
-            self._pending.append(job)
+        self._pending.append(job)
+
+    def _place_compiled(self, job: Job, ranked: MultifactorQueue) -> None:
+        """:meth:`place` where the compiled queue keeps the size term and the priority
+        given (and orders the queue by it at the pass)."""
+        p = self.priorities
+        static = p.size * self.size_factor(job)
+        self.queue.append(job)
+        if not p.period:
+            ranked.add(job, static, 0.0)  # the pass computes every priority
+            return
+        factor = ranked.factor(job.user)
+        if factor is None:
+            factor = self.fairshare_factor(job.user, job.submit)
+            ranked.give(job.user, factor)
+        # priority(job, job.submit, factor) written out (once per arrival): the age term
+        # of a job that has waited 0 s is 0.0, and 0.0 plus its size term (>= 0) is that
+        # term, exactly.
+        ranked.add(job, static, static + p.fairshare * factor)
 
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
         user, seq = job.user, job.seq
-        factor = self._fairshare.get(user)
+        factor = self._factor(user)
         if factor is None:
-            factor = self.fairshare_factors((user,), now)[user]
-        sums = self._sums
+            factor = self.fairshare_factor(user, now)
         p = self.priorities
-        sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
-        sums["size"] += self._static[seq]
-        sums["fairshare"] += p.fairshare * factor
-        sums["priority"] += self.priority_of(job)
-        self._priority.pop(seq, None)
-        del self._static[seq]
-        if self._ranked is not None:
-            self._ranked.remove(job)
-        left = self._waiting[user] - 1
-        if left:
-            self._waiting[user] = left
+        if self._ranked is not None:  # the same sums, kept by the compiled queue
+            self._ranked.started(job, now, p.max_age, p.age, p.fairshare * factor)
         else:
-            del self._waiting[user]
+            sums = self._sums
+            sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
+            sums["size"] += self._static[seq]
+            sums["fairshare"] += p.fairshare * factor
+            sums["priority"] += self.priority_of(job)
+            self._priority.pop(seq, None)
+            del self._static[seq]
+            left = self._waiting[user] - 1
+            if left:
+                self._waiting[user] = left
+            else:
+                del self._waiting[user]
         self.usage.start(user, job.size, now)
         self._started += 1
 
@@ -368,6 +412,7 @@ class MultifactorScheduler(EasyScheduler):
 
     def report(self, window: int) -> dict[str, Any]:
         n = self._started
-        means = {k: (v / n if n else None) for k, v in self._sums.items()}
+        sums = self._sums if self._ranked is None else self._ranked.sums()
+        means = {k: (v / n if n else None) for k, v in sums.items()}
         return {"multifactor": {"parameters": asdict(self.priorities), "started": n,
                                 "mean_at_start": means}}
