@@ -127,21 +127,35 @@ def _spin(seconds: float) -> float:
     return seconds
 
 
-def _exit_at_start(parent: int) -> None:
-    import os
+#: The failing start-up, run in a process of its own: forking a process that runs
+#: threads (pytest-xdist's worker does) can leave the child stuck on a lock another
+#: thread held, so the pool would wait for a worker that never starts, nor dies.
+_CANNOT_START = """
+import os, sys
+from sitesim.exits import run_command
+from sitesim.sweep import executors
 
+def exit_at_start(parent):
     os._exit(3)
+
+executors.die_with_parent = exit_at_start
+pool = executors.ProcessExecutor(2, start_method="fork")
+sys.exit(run_command("sitesim study", lambda: len(list(pool.map_unordered(abs, [1, -2, 3])))))
+"""
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork: the test's patched start-up reaches the worker")
-def test_a_worker_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_worker_that_cannot_start_says_why() -> None:
     """Seen with an unprivileged user: a study ended with 141 (a broken pipe taken for a
     closed standard output) and no word (issue 34, group 13). It is one line, exit 2."""
-    from sitesim.exits import EXIT_INPUT, run_command
-    from sitesim.sweep import executors
+    import subprocess
+    import sys
 
-    monkeypatch.setattr(executors, "die_with_parent", _exit_at_start)
-    pool = executors.ProcessExecutor(2, start_method="fork")
-    assert run_command("sitesim study", lambda: len(list(pool.map_unordered(abs, [1, -2, 3])))) == EXIT_INPUT
-    err = capsys.readouterr().err.strip().splitlines()
+    from sitesim.exits import EXIT_INPUT
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _CANNOT_START], capture_output=True, text=True, timeout=120,
+                          cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == EXIT_INPUT, done.stderr
+    err = done.stderr.strip().splitlines()
     assert len(err) == 1 and "worker process" in err[0] and "--serial" in err[0]
