@@ -153,12 +153,13 @@ def run(env: simpy.Environment, until: int | None = None) -> None:
         while queue:
             env._now, _, _, event = heappop(queue)
             callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
-            done = 0
             try:
                 for callback in callbacks:  # type: ignore[union-attr]
-                    done += 1
                     callback(event)
             except StopSimulation:
+                # Found only on the way out, so the loop pays nothing per callback; the
+                # stopping callback (the ``until`` event's) is listed once.
+                done = next(i for i, c in enumerate(callbacks) if c is callback) + 1  # type: ignore[arg-type]
                 event.callbacks = callbacks[done:]  # type: ignore[index]
                 env.schedule(event, -1)  # type: ignore[arg-type]
                 raise
