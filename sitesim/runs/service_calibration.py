@@ -227,6 +227,11 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
         measured.append(_error(log, replayed, klass, fit.size_classes))
         delays = _corrected(delays, _gaps(log, replayed, klass, classes), _mean_gaps(log, replayed, klass, classes))
     service = dict(fit.findings["service"])
+    if measured:
+        service["delays"] = "fit-waits by size class, corrected against a replay of the log under the service"
+        service["why"] = (f"{service['measured']}: each job is made eligible a delay drawn per size class (the"
+                          f" fit-waits, corrected against a replay of the log), then served by {fit.policy}"
+                          f" on {fit.nodes} nodes")
     service["calibration"] = {"rounds": ROUNDS, "step": STEP, "seed": SEED, "replays": measured,
                               "mean_delay": [round(m, 1) for m in delays.mean]}
     return ServiceFit(fit.nodes, fit.policy, delays.size_classes, delays.delays, {**fit.findings, "service": service})
