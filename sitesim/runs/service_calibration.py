@@ -35,7 +35,7 @@ import numpy as np
 import simpy
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.service import LEVELS, ServiceFit
+from sitesim.analysis.service import ServiceFit
 from sitesim.engine.machine import Machine
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
@@ -116,29 +116,29 @@ def _class_index(size: np.ndarray, classes: Sequence[int]) -> np.ndarray:
     return np.minimum(np.searchsorted(np.asarray(classes), size, side="left"), len(classes) - 1)
 
 
-def _gaps(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: int) -> list[np.ndarray | None]:
-    """Per class, the log's wait quantiles minus the replay's at the delay levels
-    (None: no job of the class was replayed)."""
-    levels = np.linspace(0.0, 1.0, LEVELS)
+def _gaps(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, delays: DelayModel) -> list[np.ndarray | None]:
+    """Per class, the log's wait quantiles minus the replay's at the levels of the
+    class's delay quantiles (None: no job of the class was replayed)."""
     out: list[np.ndarray | None] = []
-    for k in range(classes):
+    for k, row in enumerate(delays.delays):
         mine = (klass == k) & ~np.isnan(replayed)
         if not mine.any():
             out.append(None)
             continue
+        levels = np.linspace(0.0, 1.0, len(row))
         gap = np.quantile(log[mine], levels) - np.quantile(replayed[mine], levels)
         # The top level is the largest wait, one job: a draw reads the line from the
         # level below to it, so its segment's mean, not the largest value, is matched
         # (the mean of the jobs above the level below, the log's against the replay's).
-        gap[-1] = 2 * (_top_mean(log[mine]) - _top_mean(replayed[mine])) - gap[-2]
+        gap[-1] = 2 * (_top_mean(log[mine], len(row)) - _top_mean(replayed[mine], len(row))) - gap[-2]
         out.append(gap)
     return out
 
 
-def _top_mean(waits: np.ndarray) -> float:
-    """The mean of the waits in the top segment of the quantile levels."""
+def _top_mean(waits: np.ndarray, levels: int) -> float:
+    """The mean of the waits in the top segment of ``levels`` evenly spaced quantile levels."""
     ordered = np.sort(waits)
-    return float(ordered[int(len(ordered) * (LEVELS - 2) / (LEVELS - 1)):].mean())
+    return float(ordered[int(len(ordered) * (levels - 2) / (levels - 1)):].mean())
 
 
 def _corrected(delays: DelayModel, gaps: list[np.ndarray | None], mean_gaps: list[float]) -> DelayModel:
@@ -213,7 +213,8 @@ def _error(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: Se
 def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
     """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
     ``jobs`` under the service as it then stands; its findings' ``service.calibration``
-    say how far each replay was from the log (before its correction)."""
+    say how far each replay was from the log (before its correction). A log none of
+    whose jobs fits the machine keeps its delays as measured (no correction: rounds 0)."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     classes = len(fit.size_classes)
@@ -225,13 +226,13 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare
             break
         measured.append(_error(log, replayed, klass, fit.size_classes))
-        delays = _corrected(delays, _gaps(log, replayed, klass, classes), _mean_gaps(log, replayed, klass, classes))
+        delays = _corrected(delays, _gaps(log, replayed, klass, delays), _mean_gaps(log, replayed, klass, classes))
     service = dict(fit.findings["service"])
     if measured:
         service["delays"] = "fit-waits by size class, corrected against a replay of the log under the service"
         service["why"] = (f"{service['measured']}: each job is made eligible a delay drawn per size class (the"
                           f" fit-waits, corrected against a replay of the log), then served by {fit.policy}"
                           f" on {fit.nodes} nodes")
-    service["calibration"] = {"rounds": ROUNDS, "step": STEP, "seed": SEED, "replays": measured,
+    service["calibration"] = {"rounds": len(measured), "step": STEP, "seed": SEED, "replays": measured,
                               "mean_delay": [round(m, 1) for m in delays.mean]}
     return ServiceFit(fit.nodes, fit.policy, delays.size_classes, delays.delays, {**fit.findings, "service": service})

@@ -60,6 +60,8 @@ def report_lines(fit: ServiceFit) -> list[str]:
 
 def calibration_line(calibration: dict[str, Any]) -> str:
     """What the calibration did, and how far the replay it corrected from was from the log."""
+    if not calibration["replays"]:
+        return "none: no job fits the machine, so none could be replayed; the delays are the fit-waits"
     first = calibration["replays"][0]
     log = first["mean_wait"]["log"]
     log_q = " ".join(f"{q} {v['log']:,.0f}" for q, v in first["quantiles"].items())

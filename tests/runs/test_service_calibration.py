@@ -90,3 +90,14 @@ def test_a_shift_keeps_the_shape_and_sets_the_mean_as_a_draw_reads_it() -> None:
     assert np.all(_shifted(quantiles, 0.0) == 0) and np.all(_shifted(quantiles, -5.0) == 0)
     # a mean above the quantiles' own lifts them all
     assert _shifted(np.zeros(3), 10.0) == pytest.approx([10.0, 10.0, 10.0])
+
+
+def test_a_log_of_jobs_none_of_which_fits_the_machine_keeps_its_measured_delays() -> None:
+    from sitesim.runs.service_fit import calibration_line
+
+    jobs = [TraceJob(i + 1, float(i * 100), 30.0, 50.0, 8, 60.0, 1, 1, -1) for i in range(150)]
+    fit = fit_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
+    calibrated = calibrate(jobs, fit)
+    assert calibrated.delays == fit.delays
+    calibration = calibrated.findings["service"]["calibration"]
+    assert calibration["rounds"] == 0 and calibration_line(calibration).startswith("none")
