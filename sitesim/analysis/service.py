@@ -186,6 +186,8 @@ def fit_service(
         rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))))
         lower = b
     mean_wait = float(wait.mean())
+    measured = (f"jobs waited {waits.mean():,.0f} s on average while their size fit in idle nodes"
+                f" ({waits.sum() / max(wait.sum(), 1):.0%} of all waiting)")
     findings = {
         "machine": machine,
         "service": {
@@ -196,10 +198,9 @@ def fit_service(
             "jobs_with_fit_wait": round(float((waits > 0).mean()), 3),
             "size_classes": classes,
             "capped": capped,
-            "why": (f"jobs waited {waits.mean():,.0f} s on average while their size fit in idle nodes"
-                    f" ({waits.sum() / max(wait.sum(), 1):.0%} of all waiting): each job is made eligible"
-                    f" a delay drawn from the fit-waits of its size class, then served by {policy}"
-                    f" on {nodes} nodes"),
+            "measured": measured,
+            "why": (f"{measured}: each job is made eligible a delay drawn from the fit-waits of its size class,"
+                    f" then served by {policy} on {nodes} nodes"),
         },
     }
     return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings)

@@ -191,6 +191,11 @@ def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], comma
     }
 
 
+#: One encoder for every leaf of a table: ``json.dumps`` with a non-default option
+#: builds a new encoder per call, most of the cost of writing a fitted population.
+_LEAF = json.JSONEncoder(allow_nan=False)
+
+
 def dumps_table(table: Any, indent: int = 0) -> str:
     """JSON text with sorted keys, one key per line, and number lists kept on one line."""
     pad = " " * indent
@@ -204,7 +209,7 @@ def dumps_table(table: Any, indent: int = 0) -> str:
     if isinstance(table, list) and any(isinstance(v, (dict, list)) for v in table):
         items = [f"{pad} {dumps_table(v, indent + 1)}" for v in table]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
-    return json.dumps(table, allow_nan=False)
+    return _LEAF.encode(table)
 
 
 def write_table(path: str | os.PathLike[str], table: dict[str, Any]) -> None:

@@ -9,19 +9,22 @@ is ``service:`` that file (:mod:`sitesim.schedulers.service`) on the fitted mach
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit, fit_service
+from sitesim.runs.service_calibration import calibrate
 from sitesim.runs.starts import StartReplay
 from sitesim.schedulers.service import SERVICE_TABLE, DelayModel, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
 def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None) -> ServiceFit:
-    """The service of a log: measured from its waits, or, when its starts were simulated,
-    the policy that simulated them."""
+    """The service of a log: measured from its waits and calibrated against a replay of
+    the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
+    simulated, the policy that simulated them."""
     if starts is None:
-        return fit_service(jobs, nodes, header)
+        return calibrate(jobs, fit_service(jobs, nodes, header))
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}")
 
@@ -50,4 +53,21 @@ def report_lines(fit: ServiceFit) -> list[str]:
         f"# machine: {machine['nodes']} nodes; {machine['allocation']}",
         f"# queues: {queues['count']}, {'disjoint' if queues['disjoint'] else 'not partitions'}: {queues['why']}",
         f"# service: {fit.findings['service']['why']}",
+        *([f"# calibration: {calibration_line(fit.findings['service']['calibration'])}"]
+          if "calibration" in fit.findings["service"] else []),
     ]
+
+
+def calibration_line(calibration: dict[str, Any]) -> str:
+    """What the calibration did, and how far the replay it corrected from was from the log."""
+    if not calibration["replays"]:
+        return "none: no job fits the machine, so none could be replayed; the delays are the fit-waits"
+    first = calibration["replays"][0]
+    log = first["mean_wait"]["log"]
+    log_q = " ".join(f"{q} {v['log']:,.0f}" for q, v in first["quantiles"].items())
+    replay_q = " ".join(f"{q} {v['replay']:,.0f}" for q, v in first["quantiles"].items())
+    worst = max((c["distance_share_of_mean_wait"] for c in first["per_class"]), default=0.0)
+    return (f"{calibration['rounds']} correction(s) of the delays (step {calibration['step']:g}) against"
+            f" replays of the log under the service (seed {calibration['seed']}); waits (s), log: mean {log:,.0f},"
+            f" {log_q}; replay before the correction: mean {first['mean_wait']['replay']:,.0f}, {replay_q};"
+            f" per size class its quantile function was up to {worst:.0%} of the class's mean wait off the log's")

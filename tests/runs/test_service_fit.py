@@ -61,6 +61,8 @@ def test_a_small_log_fitted_then_replayed_under_its_service_from_the_command_lin
     site = tmp_path / "site" / "site.toml"
     pop = json.loads((tmp_path / "site" / "population.json").read_text())
     assert pop["provenance"]["service"]["machine"]["processors_per_node"] == 1
+    calibration = pop["provenance"]["service"]["service"]["calibration"]
+    assert calibration["rounds"] == len(calibration["replays"]) >= 1
     assert main(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "a")]) == 0
     assert main(["-c", str(log), "--site", str(site), "-s", "fcfs", "--out", str(tmp_path / "b")]) == 0
     a = json.loads((tmp_path / "a" / "summary.json").read_text())
