@@ -108,6 +108,45 @@ class ServiceFit:
     delays: tuple[tuple[float, ...], ...]
     #: Per-log findings for the report and the provenance (JSON-ready).
     findings: dict[str, Any] = field(factory=dict)
+    #: How a job's level is drawn, and the per-user levels' correlations by the time
+    #: since the user's previous submission (``levels``, ``level_gaps``, ``level_rho``
+    #: of the ``[service]`` table: sitesim.schedulers.service).
+    levels: str = "per-job"
+    level_gaps: tuple[float, ...] = ()
+    level_rho: tuple[float, ...] = ()
+
+
+#: The levels of a fitted service with delays: per user, correlated by the time since
+#: the user's previous submission (:func:`level_correlation`), in classes with these
+#: upper edges (s): a minute, ten minutes, an hour, a day, and beyond.
+FITTED_LEVELS = "per-user"
+LEVEL_GAPS = (60.0, 600.0, 3600.0, 86400.0)
+#: Pairs a gap class needs before its correlation is measured (else 0: independent).
+MIN_PAIRS = 30
+
+
+def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GAPS) -> list[float]:
+    """Per class of the time between a user's consecutive submissions (upper edges
+    ``gaps``, and beyond), how alike the two jobs waited: the rank correlation of their
+    waits, as the correlation of a Gaussian copula (2 sin(π ρ_s / 6)), in [0, 0.99].
+    Why: it sets how a fitted user's delays go together (sitesim.schedulers.service)."""
+    from scipy import stats
+
+    n = len(jobs)
+    user = np.fromiter((j.user for j in jobs), np.int64, n)
+    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
+    wait = np.fromiter((j.wait for j in jobs), np.float64, n)
+    order = np.lexsort((submit, user))
+    user, submit, wait = user[order], submit[order], wait[order]
+    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
+    klass = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
+    rho = []
+    for k in range(len(gaps) + 1):
+        mask = pair & (klass == k)
+        value = stats.spearmanr(wait[:-1][mask], wait[1:][mask])[0] if mask.sum() >= MIN_PAIRS else 0.0
+        value = 0.0 if np.isnan(value) else float(value)
+        rho.append(round(float(min(max(2 * np.sin(np.pi * value / 6), 0.0), 0.99)), 3))
+    return rho
 
 
 def machine_findings(header: SwfHeader, jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
@@ -203,4 +242,6 @@ def fit_service(
                     f" then served by {policy} on {nodes} nodes"),
         },
     }
-    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings)
+    rho = level_correlation(jobs)
+    findings["service"]["level_rho"] = {"gaps_s": list(LEVEL_GAPS), "rho": rho}
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, LEVEL_GAPS, tuple(rho))

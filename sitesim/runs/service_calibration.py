@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
+import attrs
 import numpy as np
 import simpy
 
@@ -94,6 +95,11 @@ class _Starts:
         self.starts.setdefault(job.id, job.start)
 
 
+def delay_model(fit: ServiceFit) -> DelayModel:
+    """The delays of a fitted service, as a run reads them."""
+    return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho)
+
+
 def replay_waits(jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel, seed: int = SEED) -> np.ndarray:
     """Each kept job's wait when the jobs are replayed on the fit's machine under its
     policy behind ``delays`` (NaN for a job that did not start: larger than the machine)."""
@@ -153,7 +159,7 @@ def _corrected(delays: DelayModel, gaps: list[np.ndarray | None], mean_gaps: lis
             moved = np.maximum.accumulate(d + STEP * gap)
             d = np.minimum(np.round(_shifted(moved, mean + STEP * mean_gap)), MAX_TABLE_SECONDS)
         rows.append(tuple(float(v) for v in d))
-    return DelayModel(delays.size_classes, tuple(rows))
+    return attrs.evolve(delays, delays=tuple(rows))
 
 
 def _shifted(quantiles: np.ndarray, mean: float) -> np.ndarray:
@@ -219,7 +225,7 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     classes = len(fit.size_classes)
     klass = _class_index(size, fit.size_classes)
-    delays = DelayModel(fit.size_classes, fit.delays)
+    delays = delay_model(fit)
     measured = []
     for _ in range(ROUNDS):
         replayed = replay_waits(jobs, fit, delays)
@@ -235,4 +241,4 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
                           f" on {fit.nodes} nodes")
     service["calibration"] = {"rounds": len(measured), "step": STEP, "seed": SEED, "replays": measured,
                               "mean_delay": [round(m, 1) for m in delays.mean]}
-    return ServiceFit(fit.nodes, fit.policy, delays.size_classes, delays.delays, {**fit.findings, "service": service})
+    return attrs.evolve(fit, delays=delays.delays, findings={**fit.findings, "service": service})

@@ -13,9 +13,9 @@ from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit, fit_service
-from sitesim.runs.service_calibration import calibrate
+from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.starts import StartReplay
-from sitesim.schedulers.service import SERVICE_TABLE, DelayModel, ServiceSpec
+from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
@@ -32,7 +32,7 @@ def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, sta
 def service_lines(fit: ServiceFit) -> list[str]:
     """The ``[service]`` table of the site file (last: it ends the top-level keys)."""
     # built as the run will read it: a table the loader would refuse fails here
-    table = ServiceSpec(fit.nodes, fit.policy, DelayModel(fit.size_classes, fit.delays)).to_table()
+    table = ServiceSpec(fit.nodes, fit.policy, delay_model(fit)).to_table()
     rows = ",\n".join("  [" + ", ".join(f"{v:.0f}" for v in row) + "]" for row in table["delays"])
     return [
         f"# the fitted service (docs/service.md): {fit.findings['service']['why']}",
@@ -40,6 +40,10 @@ def service_lines(fit: ServiceFit) -> list[str]:
         f"nodes = {table['nodes']}",
         f'policy = "{table["policy"]}"',
         "size_classes = [" + ", ".join(str(c) for c in table["size_classes"]) + "]",
+        f"# each job's level: {table['levels']}; per user, correlated with its previous submission's by the gap (s)",
+        f'levels = "{table["levels"]}"',
+        "level_gaps = [" + ", ".join(f"{g:.0f}" for g in table["level_gaps"]) + "]",
+        "level_rho = [" + ", ".join(f"{r:g}" for r in table["level_rho"]) + "]",
         f"# per size class: delay quantiles (s) at 0%, {100 / (len(table['delays'][0]) - 1):g}%, ..., 100%",
         "delays = [\n" + rows + ",\n]",
     ]
