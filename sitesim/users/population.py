@@ -80,12 +80,14 @@ class Deck:
     not the pool's size.
     """
 
-    __slots__ = ("values", "left", "moved", "top")
+    __slots__ = ("values", "left", "moved", "top", "rounds")
 
     def __init__(self, values: Sequence[Any]) -> None:
         self.values = values
         #: The largest value, once :meth:`deal_within` needs it.
         self.top: Any = None
+        #: Rounds begun in the current visit (:meth:`visit`).
+        self.rounds = 0
         #: Cards still in the deck; position k holds ``moved.get(k, k)``.
         self.left = 0
         self.moved: dict[int, int] = {}
@@ -108,10 +110,10 @@ class Deck:
         ended within the visit; a user that draws one of them that no longer fits, its
         chain of sessions a little late, waits out the rest of its visit and loses the
         sessions the round's other absences would have held (docs/population.md, "The
-        end of a visit"). Only the round in hand: conditioning a new round's draw on
-        the time left would deal a user's short absences over and over. When every card
+        end of a visit"). Only the first round: conditioning a later round on the time
+        left would deal a user whose chain runs early its short absences over and over. When every card
         fits (all but the last few deals of a visit) this is :meth:`deal`, draw for draw."""
-        if not self.left:
+        if not self.left or self.rounds > 1:
             return self.deal(u)
         if self.top is None:
             self.top = max(self.values)
@@ -122,10 +124,15 @@ class Deck:
             return None
         return self.values[self._take(fitting[int(u * len(fitting))])]
 
+    def visit(self) -> None:
+        """A visit begins: the round in hand, or else the next one, is its first."""
+        self.rounds = 1 if self.left else 0
+
     def _shuffle(self) -> None:
         """A new round: every card back in the deck."""
         self.left = len(self.values)
         self.moved.clear()
+        self.rounds += 1
 
     def _take(self, i: int) -> int:
         """Remove position ``i`` of the cards left (the last card takes its place);
@@ -158,6 +165,10 @@ class PartDecks:
 
     def deal_within(self, part: int, u: float, limit: float) -> Any:
         return self.decks[part].deal_within(u, limit)
+
+    def visit(self) -> None:
+        for deck in self.decks:
+            deck.visit()
 
 
 class OperationalReaction:
@@ -242,6 +253,8 @@ class PopulationUser:
             if start > env.now:
                 yield round(start - env.now)
             departure = start + p.span
+            if p.fills_visit and self._decks is not None:
+                self._decks[0].visit()
             while True:
                 if not (yield from self._session()):
                     return

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,7 @@ import simpy
 
 from sitesim.engine.machine import Machine
 from sitesim.engine.site import Site
+from sitesim.runs.fit import fit_log
 from sitesim.schedulers import make_scheduler
 from sitesim.users.population import Deck, FittedPopulation, populate
 from sitesim.workload.estimates import make_estimates
@@ -115,3 +118,35 @@ def test_the_key_is_read_and_checked() -> None:
     assert not FittedPopulation.from_dict(data, largest=4).profiles[1].fills_visit
     with pytest.raises(ValueError, match="unknown last_absence"):
         FittedPopulation.from_dict(visit_table("sometimes"), largest=4)
+
+
+def test_only_a_visits_first_round_is_dealt_within_it() -> None:
+    """A user whose chain runs early deals a second round of its absences: that is past
+    what its log recorded, and it deals as before; a new visit starts over."""
+    deck = Deck((1.0, 40.0))
+    assert [deck.deal_within(0.99, 50.0), deck.deal_within(0.0, 50.0)] == [40.0, 1.0]
+    assert deck.deal_within(0.0, 5.0) == 1.0  # a new round's first deal: plain
+    assert deck.deal_within(0.0, 5.0) == 40.0  # the second round: plain throughout
+    deck.visit()  # nothing left in the round in hand: the next round is the visit's first
+    assert deck.deal_within(0.0, 50.0) == 1.0
+    assert deck.deal_within(0.0, 5.0) is None  # 40 left, and it does not fit
+
+
+def test_a_fitted_table_deals_within_its_visits(tmp_path: Path) -> None:
+    """``sitesim fit`` writes the key; its users with absences of their own deal within
+    their visits."""
+    log = tmp_path / "log.swf"
+    log.write_text(
+        "; MaxProcs: 4\n"
+        + "".join(
+            f"{3 * i + u} {i * 7200 + u * 7} 10 {60 + i} 1 -1 -1 1 100 -1 1 {u} 1 -1 -1 -1 -1 -1\n"
+            for i in range(1, 40)
+            for u in (1, 2, 3)
+        ),
+        encoding="utf-8",
+    )
+    fit_log(log, tmp_path / "site")
+    table = json.loads((tmp_path / "site" / "population.json").read_text())
+    assert table["last_absence"] == "within_span"
+    profiles = FittedPopulation.from_dict(table, largest=4).profiles
+    assert all(p.fills_visit for p in profiles)
