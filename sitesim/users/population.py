@@ -6,8 +6,10 @@ the profile of one real user of the log (resampled: user k of N follows profile
 ``order[k mod P]`` of the P profiles, ``order`` a seeded permutation, so N = P uses every
 real user once and ``-u`` scales the population). The user
 
-1. arrives at the profile's arrival time and stays for its active span; in a run longer
-   than the log the log's history repeats (the user comes back one log-length later);
+1. arrives at the profile's arrival time and stays for its active span (a fitted
+   table's user deals, in the first round of its absences, only those that end before
+   its departure: :meth:`Deck.deal_within`); in a run longer than the log the log's
+   history repeats (the user comes back one log-length later);
 2. holds sessions: batches of its own (a fitted table resamples the user's batches of
    the log whole, jobs and gaps together; a hand-made one draws widths, gaps and jobs
    apart, as in the paper's model; see :mod:`sitesim.users.population_table`), and

@@ -26,6 +26,11 @@ deals the batch it starts, or the absence it begins, from those of the part of t
 it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
 "Dealt by the hour"). Tables without the keys deal from one deck, as before.
 
+By the ``last_absence`` key (:data:`LAST_ABSENCE`), a user with absences of its own
+deals, in the first round of them in a visit, only those that end before its
+departure (``within_span``, what ``sitesim fit`` writes), or any (``any``, tables
+without the key; docs/population.md, "The end of a visit").
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
