@@ -59,7 +59,7 @@ from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.service_fit import fit_log_service, report_lines, service_lines
 from sitesim.runs.starts import StartReplay, simulate_starts
-from sitesim.users.population_table import GAPS
+from sitesim.users.population_table import GAPS, LAST_ABSENCE
 from sitesim.workload.calendar import Clock
 from sitesim.workload.files import check_output, rereadable
 from sitesim.workload.swf import SwfHeader, SwfReader
@@ -223,6 +223,9 @@ def _fit_log(
         raise InputError(exc.message, path=where) from None
     if gaps != "fixed":  # the default is left unwritten, so default tables keep their bytes
         pop_table["gaps"] = gaps
+    # A visit ends with its last session: its users deal only absences that end within it
+    # (docs/population.md, "The end of a visit").
+    pop_table["last_absence"] = LAST_ABSENCE[-1]
     capped = Capped()  # per table: a job capped in both counts once in each
     for prefix, document in (("empirical", table), ("population", pop_table)):
         for key, entry in document["provenance"].get("capped", {}).items():

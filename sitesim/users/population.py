@@ -6,8 +6,10 @@ the profile of one real user of the log (resampled: user k of N follows profile
 ``order[k mod P]`` of the P profiles, ``order`` a seeded permutation, so N = P uses every
 real user once and ``-u`` scales the population). The user
 
-1. arrives at the profile's arrival time and stays for its active span; in a run longer
-   than the log the log's history repeats (the user comes back one log-length later);
+1. arrives at the profile's arrival time and stays for its active span (a fitted
+   table's user deals, in the first round of its absences, only those that end before
+   its departure: :meth:`Deck.deal_within`); in a run longer than the log the log's
+   history repeats (the user comes back one log-length later);
 2. holds sessions: batches of its own (a fitted table resamples the user's batches of
    the log whole, jobs and gaps together; a hand-made one draws widths, gaps and jobs
    apart, as in the paper's model; see :mod:`sitesim.users.population_table`), and
@@ -80,10 +82,14 @@ class Deck:
     not the pool's size.
     """
 
-    __slots__ = ("values", "left", "moved")
+    __slots__ = ("values", "left", "moved", "top", "rounds")
 
     def __init__(self, values: Sequence[Any]) -> None:
         self.values = values
+        #: The largest value, once :meth:`deal_within` needs it.
+        self.top: Any = None
+        #: Rounds begun in the current visit (:meth:`visit`).
+        self.rounds = 0
         #: Cards still in the deck; position k holds ``moved.get(k, k)``.
         self.left = 0
         self.moved: dict[int, int] = {}
@@ -93,17 +99,54 @@ class Deck:
         the caller's one uniform); the last card takes its place. A deck of no values
         has nothing to deal: callers check first (an empty absence list ends a visit)."""
         if not self.left:
-            self.left = len(self.values)
-            self.moved.clear()
+            self._shuffle()
+        return self.values[self._take(int(u * self.left))]
+
+    def deal_within(self, u: float, limit: float) -> Any:
+        """A card of at most ``limit`` (numbers only: absences), dealt uniformly from
+        those left in the round that fit, with the caller's one uniform; None when none
+        left fits (the user departs). A new round deals as :meth:`deal` (the caller
+        checks that card against its departure, as before).
+
+        Why: a visit in the log ends with its last session, so every absence of a round
+        ended within the visit; a user that draws one of them that no longer fits, its
+        chain of sessions a little late, waits out the rest of its visit and loses the
+        sessions the round's other absences would have held (docs/population.md, "The
+        end of a visit"). Only the first round: conditioning a later round on the time
+        left would deal a user whose chain runs early its short absences over and over. When every card
+        fits (all but the last few deals of a visit) this is :meth:`deal`, draw for draw."""
+        if not self.left or self.rounds > 1:
+            return self.deal(u)
+        if self.top is None:
+            self.top = max(self.values)
+        if self.top <= limit:
+            return self.values[self._take(int(u * self.left))]
+        fitting = [k for k in range(self.left) if self.values[self.moved.get(k, k)] <= limit]
+        if not fitting:
+            return None
+        return self.values[self._take(fitting[int(u * len(fitting))])]
+
+    def visit(self) -> None:
+        """A visit begins: the round in hand, or else the next one, is its first."""
+        self.rounds = 1 if self.left else 0
+
+    def _shuffle(self) -> None:
+        """A new round: every card back in the deck."""
+        self.left = len(self.values)
+        self.moved.clear()
+        self.rounds += 1
+
+    def _take(self, i: int) -> int:
+        """Remove position ``i`` of the cards left (the last card takes its place);
+        returns the card (an index into :attr:`values`)."""
         moved = self.moved
         last = self.left - 1
-        i = int(u * self.left)
         card = moved.get(i, i)
         if i != last:
             moved[i] = moved.get(last, last)
         moved.pop(last, None)
         self.left = last
-        return self.values[card]
+        return card
 
 
 class PartDecks:
@@ -121,6 +164,13 @@ class PartDecks:
 
     def deal(self, part: int, u: float) -> Any:
         return self.decks[part].deal(u)
+
+    def deal_within(self, part: int, u: float, limit: float) -> Any:
+        return self.decks[part].deal_within(u, limit)
+
+    def visit(self) -> None:
+        for deck in self.decks:
+            deck.visit()
 
 
 class OperationalReaction:
@@ -205,6 +255,8 @@ class PopulationUser:
             if start > env.now:
                 yield round(start - env.now)
             departure = start + p.span
+            if p.fills_visit and self._decks is not None:
+                self._decks[0].visit()
             while True:
                 if not (yield from self._session()):
                     return
@@ -212,12 +264,20 @@ class PopulationUser:
                     break
                 now = float(env.now)
                 # The absence is laid down in operational time of the weekly cycle.
+                warp = self.population.warp
                 u = self.when.random()
-                if self._decks is not None:
-                    absence = self._decks[0].deal(self.population.part_of(now), u)
-                else:
+                if self._decks is None:
                     absence = _pick(p.absences, u)
-                nxt = self.population.warp.after(now, absence)
+                elif p.fills_visit:
+                    # Only those of its absences that end before its departure.
+                    absence = self._decks[0].deal_within(
+                        self.population.part_of(now), u, warp.forward(departure) - warp.forward(now)
+                    )
+                    if absence is None:
+                        break
+                else:
+                    absence = self._decks[0].deal(self.population.part_of(now), u)
+                nxt = warp.after(now, absence)
                 if nxt > departure:
                     break
                 yield max(1, round(nxt - now))

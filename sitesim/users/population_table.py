@@ -26,6 +26,11 @@ deals the batch it starts, or the absence it begins, from those of the part of t
 it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
 "Dealt by the hour"). Tables without the keys deal from one deck, as before.
 
+By the ``last_absence`` key (:data:`LAST_ABSENCE`), a user with absences of its own
+deals, in the first round of them in a visit, only those that end before its
+departure (``within_span``, what ``sitesim fit`` writes), or any (``any``, tables
+without the key; docs/population.md, "The end of a visit").
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
@@ -66,6 +71,12 @@ Batch = tuple[tuple[tuple[int, int, int], ...], tuple[float, ...]]
 #: early when the batch's jobs so far have ended (see the module docstring).
 GAPS = ("fixed", "reacting")
 
+#: Which absence may end a visit (the table's ``last_absence`` key): ``any`` (tables
+#: without the key), the first one dealt that would end past the user's departure; or
+#: ``within_span``, only a visit where none of the user's own absences would end before
+#: its departure (docs/population.md, "The end of a visit").
+LAST_ABSENCE = ("any", "within_span")
+
 
 @define(slots=True, frozen=True)
 class Profile:
@@ -92,6 +103,10 @@ class Profile:
     #: least ``min_observations`` of them, else the whole tuple above (the same object,
     #: so a part without its own shares the whole deck). One part: the tuples above.
     parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
+    #: Whether the user deals only absences that end before its departure
+    #: (``"last_absence": "within_span"``, and the absences are its own: a user of one
+    #: session, drawing the pooled ones, had none within its visit).
+    fills_visit: bool = False
 
     def part(self, k: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]]:
         """Opening batches, later batches and absences of part ``k`` of the day."""
@@ -163,6 +178,9 @@ class FittedPopulation:
         day_parts = int(data.get("day_parts", 1))
         if not 1 <= day_parts <= MAX_DAY_PARTS:
             raise ValueError(f"day_parts {day_parts} is not in 1..{MAX_DAY_PARTS}")
+        last_absence = data.get("last_absence", LAST_ABSENCE[0])
+        if last_absence not in LAST_ABSENCE:
+            raise ValueError(f"unknown last_absence {last_absence!r} ({' or '.join(LAST_ABSENCE)})")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
@@ -218,6 +236,7 @@ class FittedPopulation:
                     first_batches=opening,
                     later_batches=going_on,
                     parts=parts,
+                    fills_visit=resampled and last_absence == "within_span" and bool(u["absences"]),
                 )
             )
         return cls(
