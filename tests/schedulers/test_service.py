@@ -4,6 +4,7 @@ file (the site's policy, swapped by ``-s`` on the same machine) and in a replay.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from sitesim.errors import InputError
 from sitesim.runs.sitefile import load_site_file, replay_on_site, site_config
 from sitesim.schedulers import make_scheduler
 from sitesim.schedulers.service import DelayModel, ServiceScheduler, ServiceSpec
+from sitesim.workload.job import Job
 from tests.helpers import job, run_jobs
 from tests.schedulers.test_invariants import EXAMPLES, _fresh, check_common, workloads
 
@@ -22,8 +24,7 @@ def service_file(directory: Path, nodes: int, classes: list[int], delays: list[l
     path = directory / "site.toml"
     rows = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in delays)
     path.write_text(
-        f'users = 3\nnodes = {nodes}\n\n[service]\nnodes = {nodes}\npolicy = "{policy}"\n'
-        f"size_classes = {classes}\ndelays = [{rows}]\n",
+        f'users = 3\nnodes = {nodes}\n\n[service]\nnodes = {nodes}\npolicy = "{policy}"\nsize_classes = {classes}\ndelays = [{rows}]\n',
         encoding="utf-8",
     )
     return str(path)
@@ -124,3 +125,57 @@ def test_a_site_with_a_service_runs_it_and_swaps_only_the_policy(tmp_path: Path)
         make_scheduler(f"service:{path}", 8)
     with pytest.raises(InputError, match="cannot be"):
         make_scheduler(f"service:{path}@hold:easy", 16)
+
+
+def _levels_run(model: DelayModel, gap: int, users: int = 40, per_user: int = 60) -> np.ndarray:
+    """The delays the service gives ``per_user`` jobs of each of ``users`` users,
+    each submitted ``gap`` s after its user's previous one (one row per user)."""
+    scheduler = ServiceScheduler(10_000, make_scheduler("easy", 10_000), model, spec="service:test")
+    scheduler.use_seed(7)
+    out = np.zeros((users, per_user))
+    for k in range(per_user):
+        for u in range(users):
+            j = Job(id=k * users + u + 1, submit=k * gap, size=1, runtime=10, estimate=10, user=u, seq=k * users + u)
+            scheduler.enqueue(j, k * gap)
+            out[u, k] = next((t for t, _, x in scheduler.held if x is j), k * gap) - k * gap
+            scheduler.held.clear()
+    return out
+
+
+def test_per_user_levels_keep_each_jobs_delay_distribution_and_go_together_by_the_gap() -> None:
+    # delays = level * 1000 s exactly (quantiles 0 and 1000 at levels 0 and 1)
+    row = (0.0, 1000.0)
+    model = DelayModel((1,), (row,), "per-user", (60.0, 3600.0), (0.9, 0.5, 0.0))
+    close = _levels_run(model, 30)
+    apart = _levels_run(model, 7200)
+    independent = _levels_run(DelayModel((1,), (row,)), 30)
+    for delays in (close, apart, independent):
+        # every job's level is uniform: its delay uniform over 0..1000 s (KS against it)
+        flat = np.sort(delays.ravel()) / 1000
+        assert np.max(np.abs(flat - (np.arange(flat.size) + 0.5) / flat.size)) < 0.06
+
+    def lag1(d: np.ndarray) -> float:
+        return float(np.corrcoef(d[:, :-1].ravel(), d[:, 1:].ravel())[0, 1])
+
+    assert 0.8 < lag1(close) < 0.95  # the copula's 0.9, on the uniform scale (about 0.89)
+    assert abs(lag1(apart)) < 0.08 and abs(lag1(independent)) < 0.08
+
+
+def test_per_user_levels_are_read_checked_and_written_back(tmp_path: Path) -> None:
+    path = tmp_path / "site.toml"
+    base = "users = 3\nnodes = 4\n\n[service]\nnodes = 4\nsize_classes = [4]\ndelays = [[0, 100]]\n"
+    path.write_text(base + 'levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5, 0.1]\n', encoding="utf-8")
+    spec = ServiceSpec.from_table(tomllib.loads(path.read_text())["service"], str(path))
+    assert spec.delays.levels == "per-user" and spec.delays.level_rho == (0.5, 0.1)
+    assert ServiceSpec.from_table(spec.to_table(), "x") == spec
+    for extra, field in (
+        ('levels = "per-day"\n', "service.levels"),
+        ('levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5]\n', "service.level_rho"),
+        ('levels = "per-user"\nlevel_gaps = [60, 10]\nlevel_rho = [0.5, 0.1, 0]\n', "service.level_gaps"),
+        ('levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [1.0, 0.1]\n', "service.level_rho"),
+        ('levels = "per-user"\nlevel_gaps = "60"\n', "service.level_gaps"),
+    ):
+        path.write_text(base + extra, encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            ServiceSpec.from_table(tomllib.loads(path.read_text())["service"], str(path))
+        assert err.value.field == field, extra
