@@ -181,6 +181,9 @@ class EasyScheduler(Scheduler):
             if self.order(now, free) or queue[0] is not self._head:
                 resume = False
         keys = self._keys
+        # Where in the queue the candidates are, when they are some of its jobs in its
+        # order (the arrivals a resumed pass tries, with an order of its own).
+        positions: list[int] | None = None
         if resume:
             _free, end_by, extra, first = settled  # type: ignore[misc]
             if keys:  # the arrivals by key
@@ -188,8 +191,9 @@ class EasyScheduler(Scheduler):
                 first = 0
             elif in_arrival_order:
                 candidates = queue
-            else:
-                candidates, first = [queue[i] for i in sorted(queue.index(job) for job in arrived)], 0
+            else:  # the arrivals in queue order: found in the queue by identity, in C
+                positions = sorted(map(queue.index, arrived))
+                candidates, first = [queue[i] for i in positions], 0
             started: list[Job] = []
         else:
             n = fcfs_heads(queue, free)
@@ -219,6 +223,10 @@ class EasyScheduler(Scheduler):
                 chosen = [queue[i] for i in picked]
                 for i in reversed(picked):
                     del queue[i]
+            elif positions is not None:  # the arrivals chosen, taken out where they are
+                chosen = [candidates[i] for i in picked]
+                for i in reversed(picked):
+                    del queue[positions[i]]
             else:
                 chosen = [candidates[i] for i in picked]
                 gone = {job.seq for job in chosen}
