@@ -98,6 +98,10 @@ cdef class _Waiting:
     cdef Entry* entries
     cdef Entry* spare
     cdef Py_ssize_t* rest
+    #: Where each job is in the last arrangement (:meth:`_arranged`), while ``current``:
+    #: no job has arrived or left since, so the pass's queue is that arrangement.
+    cdef Py_ssize_t* where
+    cdef bint current
     cdef Py_ssize_t n, capacity
     cdef list jobs
     cdef dict position
@@ -108,7 +112,8 @@ cdef class _Waiting:
         self.n = self.capacity = self.users = self.user_capacity = 0
         self.seqs = self.submits = self.sizes = NULL
         self.numbers = NULL
-        self.slots = self.rest = NULL
+        self.slots = self.rest = self.where = NULL
+        self.current = False
         self.entries = self.spare = NULL
         self.jobs = []
         self.position = {}
@@ -121,6 +126,7 @@ cdef class _Waiting:
         free(self.numbers)
         free(self.slots)
         free(self.rest)
+        free(self.where)
         free(self.entries)
         free(self.spare)
 
@@ -132,6 +138,7 @@ cdef class _Waiting:
         self.numbers = <double*> _resized(self.numbers, capacity * sizeof(double))
         self.slots = <Py_ssize_t*> _resized(self.slots, capacity * sizeof(Py_ssize_t))
         self.rest = <Py_ssize_t*> _resized(self.rest, capacity * sizeof(Py_ssize_t))
+        self.where = <Py_ssize_t*> _resized(self.where, capacity * sizeof(Py_ssize_t))
         self.entries = <Entry*> _resized(self.entries, capacity * sizeof(Entry))
         self.spare = <Entry*> _resized(self.spare, capacity * sizeof(Entry))
         self.capacity = capacity
@@ -164,6 +171,7 @@ cdef class _Waiting:
         self.position[job.seq] = i
         self.jobs.append(job)
         self.n += 1
+        self.current = False
         return i
 
     def remove(self, job):
@@ -175,6 +183,7 @@ cdef class _Waiting:
 
     cdef void _remove_at(self, Py_ssize_t i, seq) except *:
         cdef Py_ssize_t last = self.n - 1
+        self.current = False
         del self.position[seq]
         if i != last:
             self._drop(i, last)
@@ -208,19 +217,43 @@ cdef class _Waiting:
         cdef list jobs = self.jobs
         _sort(entries, n_first, self.spare, BY_SEQ)
         _sort(small, n_small, self.spare, order)
-        arranged = [jobs[entries[i].index] for i in range(n_first)]
+        cdef Py_ssize_t* where = self.where
+        cdef Py_ssize_t at = 0
+        arranged = []
+        for i in range(n_first):
+            where[entries[i].index] = at
+            at += 1
+            arranged.append(jobs[entries[i].index])
         candidate.value = best_value
         candidate.seq = best_seq
         for i in range(n_small):
             if best >= 0 and _precedes(&candidate, &small[i], order):
+                where[best] = at
+                at += 1
                 arranged.append(jobs[best])
                 best = -1
+            where[small[i].index] = at
+            at += 1
             arranged.append(jobs[small[i].index])
         if best >= 0:
+            where[best] = at
+            at += 1
             arranged.append(jobs[best])
         for i in range(n_rest):
+            where[self.rest[i]] = at
+            at += 1
             arranged.append(jobs[self.rest[i]])
+        self.current = True
         return arranged
+
+    def positions(self, jobs):
+        """Where the waiting ``jobs`` are in the last arrangement, ascending, or None if a
+        job has arrived or left since it (the pass's queue is then another list)."""
+        if not self.current:
+            return None
+        found = [self.where[<Py_ssize_t> self.position[job.seq]] for job in jobs]
+        found.sort()
+        return found
 
 
 cdef class CreasyQueue(_Waiting):

@@ -120,6 +120,13 @@ class EasyScheduler(Scheduler):
         ``free`` nodes: a selection never takes a job larger than ``free``."""
         return scan(candidates, first, free, now, end_by, extra, self._planned)
 
+    def arrival_positions(self, arrived: list[Job]) -> list[int]:
+        """Where the ``arrived`` jobs are in :attr:`queue` as :meth:`order` left it,
+        ascending: the candidates of a resumed pass, with an order of its own. Default:
+        found by identity (``list.index``, a comparison per job ahead of each); a policy
+        whose order keeps the places it gave overrides it (``multifactor``, ``creasy``)."""
+        return sorted(map(self.queue.index, arrived))
+
     def started(self, job: Job, now: int) -> None:
         """``job`` starts now (called after the pass, for each job it started, in start
         order). Default: nothing."""
@@ -191,8 +198,8 @@ class EasyScheduler(Scheduler):
                 first = 0
             elif in_arrival_order:
                 candidates = queue
-            else:  # the arrivals in queue order: found in the queue by identity, in C
-                positions = sorted(map(queue.index, arrived))
+            else:  # the arrivals in queue order
+                positions = self.arrival_positions(arrived)
                 candidates, first = [queue[i] for i in positions], 0
             started: list[Job] = []
         else:

@@ -328,6 +328,12 @@ class MultifactorScheduler(EasyScheduler):
         # refused is refused again in any order, so only the arrivals can start.
         return False
 
+    def arrival_positions(self, arrived: list[Job]) -> list[int]:
+        """As the compiled queue arranged the queue for this pass, where it knows it (no
+        search through the queue)."""
+        found = None if self._ranked is None else self._ranked.positions(arrived)
+        return super().arrival_positions(arrived) if found is None else found
+
     def place(self, job: Job) -> None:
         ranked = self._ranked
         if ranked is not None:  # all of what follows, there (the same numbers)

@@ -311,3 +311,29 @@ def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool,
             policy = cls(nodes, multifactor.Priorities(period=period, fairshare=50_000, half_life=60))
             runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
     assert runs[0] == runs[1]
+
+
+@pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.parametrize("spec", ["multifactor:period=3,fairshare=50000,half_life=60", "multifactor:period=0", "creasy",
+                                  "creasy:aging=40"])
+@settings(max_examples=EXAMPLES // 2, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
+def test_compiled_queues_place_the_arrivals_where_a_search_finds_them(spec: str, case, users: list[int]) -> None:
+    """A resumed pass takes its candidates' places from the compiled queue's last
+    arrangement (``arrival_positions``): they are where ``list.index`` finds them."""
+    nodes, jobs = case
+    fresh = _fresh(jobs)
+    for j, user in zip(fresh, users):
+        j.user = user
+    policy = make_scheduler(spec, nodes)
+    asked = []
+    kept = type(policy).arrival_positions
+
+    def checked(arrived: list[Job]) -> list[int]:
+        found = kept(policy, arrived)
+        assert found == sorted(policy.queue.index(j) for j in arrived)
+        asked.append(len(arrived))
+        return found
+
+    policy.arrival_positions = checked  # type: ignore[method-assign]
+    run_jobs(fresh, nodes, policy)
