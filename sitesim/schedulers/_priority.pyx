@@ -521,10 +521,6 @@ cdef class MultifactorQueue(_Waiting):
             return 1.0
         return self._usage_factor(slot, gt, (<double> self.users) / total)
 
-    def fairshare(self, user, i64 now):
-        """``user``'s fair-share factor at ``now`` (what the tests hold to the Python one's)."""
-        return self._fairshare(self._slot(user), now)
-
     # -- the jobs ------------------------------------------------------------------------
     def factor(self, user):
         """``user``'s fair-share factor of the last computation, or given since; None

@@ -191,7 +191,8 @@ class MultifactorScheduler(EasyScheduler):
         p = self.priorities
         #: The compiled queue, which keeps each waiting job's priority as the queue is
         #: ordered, arranges the queue for each pass without reading the jobs again, and
-        #: keeps the usage (what follows is the Python path's state).
+        #: keeps the users and their usage. What follows is the Python path's state
+        #: (with the queue, :attr:`usage` and :attr:`_users` stay empty).
         self._ranked = None if QUEUE is None else QUEUE(
             nodes, p.age, p.size, p.fairshare, p.favor == "large", p.max_age, p.half_life, p.period,
             p.half_life / math.log(2), _REBASE,
