@@ -15,7 +15,8 @@ a multiply and an add into one instruction), so every priority is the same numbe
 """
 
 cimport cython
-from libc.math cimport exp, log10, pow
+from libc.errno cimport ERANGE
+from libc.math cimport exp, isinf, log10, pow
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
@@ -97,6 +98,10 @@ cdef class _Waiting:
     cdef Entry* entries
     cdef Entry* spare
     cdef Py_ssize_t* rest
+    #: Where each job is in the last arrangement (:meth:`_arranged`), while ``current``:
+    #: no job has arrived or left since, so the pass's queue is that arrangement.
+    cdef Py_ssize_t* where
+    cdef bint current
     cdef Py_ssize_t n, capacity
     cdef list jobs
     cdef dict position
@@ -107,7 +112,8 @@ cdef class _Waiting:
         self.n = self.capacity = self.users = self.user_capacity = 0
         self.seqs = self.submits = self.sizes = NULL
         self.numbers = NULL
-        self.slots = self.rest = NULL
+        self.slots = self.rest = self.where = NULL
+        self.current = False
         self.entries = self.spare = NULL
         self.jobs = []
         self.position = {}
@@ -120,6 +126,7 @@ cdef class _Waiting:
         free(self.numbers)
         free(self.slots)
         free(self.rest)
+        free(self.where)
         free(self.entries)
         free(self.spare)
 
@@ -131,6 +138,7 @@ cdef class _Waiting:
         self.numbers = <double*> _resized(self.numbers, capacity * sizeof(double))
         self.slots = <Py_ssize_t*> _resized(self.slots, capacity * sizeof(Py_ssize_t))
         self.rest = <Py_ssize_t*> _resized(self.rest, capacity * sizeof(Py_ssize_t))
+        self.where = <Py_ssize_t*> _resized(self.where, capacity * sizeof(Py_ssize_t))
         self.entries = <Entry*> _resized(self.entries, capacity * sizeof(Entry))
         self.spare = <Entry*> _resized(self.spare, capacity * sizeof(Entry))
         self.capacity = capacity
@@ -163,12 +171,22 @@ cdef class _Waiting:
         self.position[job.seq] = i
         self.jobs.append(job)
         self.n += 1
+        self.current = False
         return i
 
     def remove(self, job):
         """A waiting job started: the last one takes its place."""
-        cdef Py_ssize_t i = self.position.pop(job.seq), last = self.n - 1
+        self._remove_at(<Py_ssize_t> self.position[job.seq], job.seq)
+
+    cdef void _drop(self, Py_ssize_t i, Py_ssize_t last) noexcept:
+        """The policy's own per-job arrays: entry ``last`` moves to ``i``."""
+
+    cdef void _remove_at(self, Py_ssize_t i, seq) except *:
+        cdef Py_ssize_t last = self.n - 1
+        self.current = False
+        del self.position[seq]
         if i != last:
+            self._drop(i, last)
             self.seqs[i] = self.seqs[last]
             self.submits[i] = self.submits[last]
             self.sizes[i] = self.sizes[last]
@@ -199,19 +217,43 @@ cdef class _Waiting:
         cdef list jobs = self.jobs
         _sort(entries, n_first, self.spare, BY_SEQ)
         _sort(small, n_small, self.spare, order)
-        arranged = [jobs[entries[i].index] for i in range(n_first)]
+        cdef Py_ssize_t* where = self.where
+        cdef Py_ssize_t at = 0
+        arranged = []
+        for i in range(n_first):
+            where[entries[i].index] = at
+            at += 1
+            arranged.append(jobs[entries[i].index])
         candidate.value = best_value
         candidate.seq = best_seq
         for i in range(n_small):
             if best >= 0 and _precedes(&candidate, &small[i], order):
+                where[best] = at
+                at += 1
                 arranged.append(jobs[best])
                 best = -1
+            where[small[i].index] = at
+            at += 1
             arranged.append(jobs[small[i].index])
         if best >= 0:
+            where[best] = at
+            at += 1
             arranged.append(jobs[best])
         for i in range(n_rest):
+            where[self.rest[i]] = at
+            at += 1
             arranged.append(jobs[self.rest[i]])
+        self.current = True
         return arranged
+
+    def positions(self, jobs):
+        """Where the waiting ``jobs`` are in the last arrangement, ascending, or None if a
+        job has arrived or left since it (the pass's queue is then another list)."""
+        if not self.current:
+            return None
+        found = [self.where[<Py_ssize_t> self.position[job.seq]] for job in jobs]
+        found.sort()
+        return found
 
 
 cdef class CreasyQueue(_Waiting):
@@ -326,12 +368,16 @@ cdef class CreasyQueue(_Waiting):
 cdef class MultifactorQueue(_Waiting):
     """multifactor's waiting jobs (:class:`_Waiting`; its number is the job's priority as
     the queue is ordered: given on arrival, or that of the last computation), with their
-    size terms.
+    size terms, and each user's decayed usage.
 
-    :meth:`compute` is the twin of the computation of ``MultifactorScheduler._refresh``
-    (:func:`rank`'s arithmetic), :meth:`rank` arranges the queue by decreasing priority,
-    ties by arrival, as its sorts and insertions keep it, sorting only what the pass can
-    use (:meth:`_Waiting._arranged`).
+    It is the twin of ``MultifactorScheduler``'s per-job work where the queue was
+    built: :meth:`arrive` of its ``place`` (the size term and the priority given on
+    arrival), :meth:`start` of its ``started`` (the report's sums and the usage from the
+    start), :meth:`ended` of ``Usage.end``, :meth:`compute` of ``_refresh``'s
+    computation, :meth:`rank` of its sorts and insertions (by decreasing priority,
+    ties by arrival, sorting only what the pass can use: :meth:`_Waiting._arranged`).
+    The usage is ``Usage``'s table on C arrays, with the same operations in the same
+    order, so every factor and priority is the same number.
     """
 
     cdef double* static
@@ -341,21 +387,42 @@ cdef class MultifactorQueue(_Waiting):
     cdef i64* epochs
     cdef i64 epoch
     cdef Py_ssize_t static_capacity, epoch_capacity
-    #: Per user slot: the user.
-    cdef list user_of
+    #: Per user slot, ``Usage``'s entry: usage of ended runs, nodes running now, sum of
+    #: size * g(start) of those; and whether the user has one (has started a job).
+    cdef double* done
+    cdef i64* rate
+    cdef double* offset
+    cdef char* used
+    #: ``Usage``'s totals over users, its scale's origin and constants.
+    cdef double total_done, total_offset, k, rebase_above
+    cdef i64 total_rate, t0, half_life
+    #: The parameters (``Priorities``): weights, the size term's nodes and direction,
+    #: the age cap, the period.
+    cdef double w_age, w_size, w_fairshare, per_second
+    cdef i64 nodes, max_age, period
+    cdef bint favor_large
     #: Sums of the weighted factors of the started jobs at their start (age, size,
     #: fair-share, priority), added in the order ``MultifactorScheduler.started`` adds
     #: them; and how many started.
     cdef double sum_age, sum_size, sum_fairshare, sum_priority
     cdef i64 n_started
 
-    def __cinit__(self):
+    def __cinit__(self, i64 nodes, double w_age, double w_size, double w_fairshare, bint favor_large, i64 max_age,
+                  i64 half_life, i64 period, double k, double rebase_above):
         self.static = NULL
         self.factors = NULL
         self.epochs = NULL
+        self.done = self.offset = NULL
+        self.rate = NULL
+        self.used = NULL
         self.epoch = 0
         self.static_capacity = self.epoch_capacity = 0
-        self.user_of = []
+        self.total_done = self.total_offset = 0.0
+        self.total_rate = self.t0 = 0
+        self.half_life, self.k, self.rebase_above = half_life, k, rebase_above
+        self.nodes, self.w_age, self.w_size, self.w_fairshare = nodes, w_age, w_size, w_fairshare
+        self.favor_large, self.max_age, self.period = favor_large, max_age, period
+        self.per_second = w_age / max_age
         self.sum_age = self.sum_size = self.sum_fairshare = self.sum_priority = 0.0
         self.n_started = 0
 
@@ -363,24 +430,101 @@ cdef class MultifactorQueue(_Waiting):
         free(self.static)
         free(self.factors)
         free(self.epochs)
+        free(self.done)
+        free(self.rate)
+        free(self.offset)
+        free(self.used)
 
     cdef void _new_users(self, Py_ssize_t capacity) except *:
         cdef Py_ssize_t i
         self.factors = <double*> _resized(self.factors, capacity * sizeof(double))
         self.epochs = <i64*> _resized(self.epochs, capacity * sizeof(i64))
+        self.done = <double*> _resized(self.done, capacity * sizeof(double))
+        self.rate = <i64*> _resized(self.rate, capacity * sizeof(i64))
+        self.offset = <double*> _resized(self.offset, capacity * sizeof(double))
+        self.used = <char*> _resized(self.used, capacity * sizeof(char))
         for i in range(self.epoch_capacity, capacity):
             self.epochs[i] = -1
+            self.done[i] = self.offset[i] = 0.0
+            self.rate[i] = 0
+            self.used[i] = 0
         self.epoch_capacity = capacity
 
-    cdef Py_ssize_t _user_slot(self, user) except -1:
-        cdef Py_ssize_t slot = self._slot(user)
-        if slot == len(self.user_of):
-            self.user_of.append(user)
-        return slot
+    # -- the usage (``Usage``'s arithmetic) ------------------------------------------------
+    cdef double _g(self, i64 t) except -1.0:
+        """``Usage.g``: ``2 ** ((t - t0) / half_life)``, by the C library's ``pow`` that
+        ``**`` calls, and Python's OverflowError where it overflows."""
+        cdef double g = pow(2.0, (<double> (t - self.t0)) / (<double> self.half_life))
+        if isinf(g):
+            raise OverflowError(ERANGE, "Numerical result out of range")
+        return g
 
+    cdef void _rebase(self, i64 now) except *:
+        cdef double factor = 1.0 / self._g(now)
+        cdef Py_ssize_t slot
+        for slot in range(self.users):
+            if self.used[slot]:
+                self.done[slot] *= factor
+                self.offset[slot] *= factor
+        self.total_done *= factor
+        self.total_offset *= factor
+        self.t0 = now
+
+    cdef void _accrue(self, Py_ssize_t slot, i64 size, i64 now) except *:
+        """``Usage.start``: ``size`` nodes of the user in ``slot`` run from ``now``."""
+        cdef double gn = self._g(now), weighed
+        if gn > self.rebase_above:
+            self._rebase(now)
+            gn = self._g(now)
+        self.used[slot] = 1
+        weighed = (<double> size) * gn
+        self.rate[slot] += size
+        self.offset[slot] += weighed
+        self.total_rate += size
+        self.total_offset += weighed
+
+    def ended(self, job, i64 now):
+        """A running ``job`` ended at ``now``: its usage, ``Usage.end``'s arithmetic."""
+        cdef Py_ssize_t slot = <Py_ssize_t> self.slot_of[job.user]
+        cdef i64 size = job.size, start = job.start
+        cdef double h = <double> self.half_life
+        cdef double gs = pow(2.0, (<double> (start - self.t0)) / h), ge, used
+        if isinf(gs):
+            raise OverflowError(ERANGE, "Numerical result out of range")
+        ge = pow(2.0, (<double> (now - self.t0)) / h)
+        if isinf(ge):
+            raise OverflowError(ERANGE, "Numerical result out of range")
+        used = (<double> size) * (ge - gs) * self.k
+        self.done[slot] += used
+        self.total_done += used
+        self.rate[slot] -= size
+        self.total_rate -= size
+        # With nothing left running an offset is exactly zero (no rounding left over).
+        self.offset[slot] = self.offset[slot] - (<double> size) * gs if self.rate[slot] else 0.0
+        self.total_offset = self.total_offset - (<double> size) * gs if self.total_rate else 0.0
+
+    cdef double _total(self, double gt) noexcept:
+        return self.total_done + ((<double> self.total_rate) * gt - self.total_offset) * self.k
+
+    cdef double _usage_factor(self, Py_ssize_t slot, double gt, double scale) noexcept:
+        """``2 ** (-usage * scale)`` of the user in ``slot`` (1 for one with no usage)."""
+        if not self.used[slot]:
+            return 1.0
+        return pow(2.0, -(self.done[slot] + ((<double> self.rate[slot]) * gt - self.offset[slot]) * self.k) * scale)
+
+    @cython.cdivision(True)
+    cdef double _fairshare(self, Py_ssize_t slot, i64 now) except -1.0:
+        """``MultifactorScheduler.fairshare_factor``: one user's factor at ``now``."""
+        cdef double gt = self._g(now)
+        cdef double total = self._total(gt)
+        if total <= 0.0 or not self.w_fairshare:
+            return 1.0
+        return self._usage_factor(slot, gt, (<double> self.users) / total)
+
+    # -- the jobs ------------------------------------------------------------------------
     def factor(self, user):
-        """``user``'s fair-share factor of the last computation, or given since (with
-        :meth:`give`); None when there is neither."""
+        """``user``'s fair-share factor of the last computation, or given since; None
+        when there is neither."""
         known = self.slot_of.get(user)
         if known is None:
             return None
@@ -389,81 +533,99 @@ cdef class MultifactorQueue(_Waiting):
             return None
         return self.factors[slot]
 
-    def give(self, user, double factor):
-        """``user``, with no job waiting at the last computation, has ``factor`` until the
-        next."""
-        cdef Py_ssize_t slot = self._user_slot(user)
-        self.factors[slot] = factor
-        self.epochs[slot] = self.epoch
-
-    def add(self, job, double static, double given):
-        """A job arrived with its size term and the priority it is given until the next
-        computation."""
-        self._user_slot(job.user)
-        cdef Py_ssize_t i = self._add(job, given)
+    @cython.cdivision(True)
+    def arrive(self, job):
+        """A job arrived: its size term, and the priority it is given until the next
+        computation (``MultifactorScheduler.place``): a wait of 0 s, its user's factor
+        of the last computation, else one computed at its submission and given to the
+        user until the next (the user had no job waiting then). With ``period`` 0 the
+        pass computes every priority."""
+        cdef Py_ssize_t slot = self._slot(job.user), i
+        cdef i64 size = job.size
+        cdef double static, factor, given = 0.0
+        if self.favor_large:
+            static = self.w_size * ((<double> size) / (<double> self.nodes))
+        else:
+            static = self.w_size * ((<double> (self.nodes - size + 1)) / (<double> self.nodes))
+        if self.period:
+            if self.epochs[slot] == self.epoch:
+                factor = self.factors[slot]
+            else:
+                factor = self._fairshare(slot, job.submit)
+                self.factors[slot] = factor
+                self.epochs[slot] = self.epoch
+            # The age term of a job that has waited 0 s is 0.0, and 0.0 plus its size
+            # term (>= 0) is that term, exactly.
+            given = static + self.w_fairshare * factor
+        i = self._add(job, given)
         if self.static_capacity < self.capacity:
             self.static = <double*> _resized(self.static, self.capacity * sizeof(double))
             self.static_capacity = self.capacity
         self.static[i] = static
 
-    def remove(self, job):
-        cdef Py_ssize_t i = self.position[job.seq], last = self.n - 1
+    cdef void _drop(self, Py_ssize_t i, Py_ssize_t last) noexcept:
         self.static[i] = self.static[last]
-        _Waiting.remove(self, job)
 
     def priority(self, job):
         """Waiting ``job``'s priority as the queue is ordered now."""
         return self.numbers[<Py_ssize_t> self.position[job.seq]]
 
     @cython.cdivision(True)
-    def started(self, job, i64 now, i64 cap, double age, double fairshare_term):
-        """Waiting ``job`` started at ``now``: its weighted factors at the start added to
-        the sums (the twin of ``MultifactorScheduler.started``'s sums: the age term
-        ``age * (min(waited, cap) / cap)``, its size term, ``fairshare_term`` (the
-        weighted fair-share factor), its priority as the queue was ordered), and the job
-        taken out of the queue."""
-        cdef Py_ssize_t i = self.position[job.seq]
-        cdef i64 waited = now - self.submits[i]
-        if waited > cap:
-            waited = cap
-        self.sum_age += age * ((<double> waited) / (<double> cap))
+    def start(self, job, i64 now):
+        """Waiting ``job`` starts at ``now`` (``MultifactorScheduler.started``): its
+        weighted factors at the start added to the sums (the age term
+        ``age * (min(waited, cap) / cap)``, its size term, the weighted fair-share
+        factor (of the last computation or given since, else computed now), its
+        priority as the queue was ordered), the job taken out of the queue, and its
+        usage accrued from now."""
+        cdef Py_ssize_t slot = <Py_ssize_t> self.slot_of[job.user]
+        cdef Py_ssize_t i = <Py_ssize_t> self.position[job.seq]
+        cdef double factor
+        cdef i64 waited = now - self.submits[i], size = self.sizes[i]
+        if self.epochs[slot] == self.epoch:
+            factor = self.factors[slot]
+        else:
+            factor = self._fairshare(slot, now)
+        if waited > self.max_age:
+            waited = self.max_age
+        self.sum_age += self.w_age * ((<double> waited) / (<double> self.max_age))
         self.sum_size += self.static[i]
-        self.sum_fairshare += fairshare_term
+        self.sum_fairshare += self.w_fairshare * factor
         self.sum_priority += self.numbers[i]
         self.n_started += 1
-        self.remove(job)
+        self._remove_at(i, job.seq)
+        self._accrue(slot, size, now)
+
+    def started(self):
+        """How many jobs started."""
+        return self.n_started
 
     def sums(self):
-        """The sums of :meth:`started`, by factor, as the report names them."""
+        """The sums of :meth:`start`, by factor, as the report names them."""
         return {"age": self.sum_age, "size": self.sum_size, "fairshare": self.sum_fairshare,
                 "priority": self.sum_priority}
 
-    def compute(self, i64 now, dict table, double gt, double k, double scale, bint flat, i64 cap,
-                double per_second, double age, double w_fairshare):
+    def compute(self, i64 now):
         """Every waiting job's priority at ``now`` (the twin of ``MultifactorScheduler._refresh``),
         with its user's fair-share factor computed once per user with a job waiting
-        (``fairshare_factors``' loop, ``flat``: 1 for all): ``2 ** (-usage * scale)`` from
-        the usage ``table``'s [done, rate, offset] entries, 1 for a user with none; by
-        the C library's ``pow``, which Python's ``**`` on floats calls."""
+        (``fairshare_factors``' loop; 1 for all while nobody has used anything or with no
+        fair-share weight): ``2 ** (-usage * scale)``, 1 for a user with no usage."""
         cdef Py_ssize_t i, slot
-        cdef i64 waited
-        cdef list entry
-        cdef double factor
+        cdef i64 waited, cap = self.max_age
+        cdef double gt = self._g(now)
+        cdef double total = self._total(gt), scale = 0.0
+        cdef bint flat = total <= 0.0 or not self.w_fairshare
+        if not flat:
+            scale = (<double> self.users) / total
         self.epoch += 1
         for i in range(self.n):
             slot = self.slots[i]
             if self.epochs[slot] != self.epoch:
-                factor = 1.0
-                if not flat:
-                    found = table.get(self.user_of[slot])
-                    if found is not None:
-                        entry = <list> found
-                        factor = pow(2.0, -((<double> entry[0]) + ((<double> entry[1]) * gt - (<double> entry[2])) * k) * scale)
-                self.factors[slot] = factor
+                self.factors[slot] = 1.0 if flat else self._usage_factor(slot, gt, scale)
                 self.epochs[slot] = self.epoch
             waited = now - self.submits[i]
-            self.numbers[i] = (per_second * waited if waited < cap else age) + self.static[i] + (
-                w_fairshare * self.factors[slot]
+            self.numbers[i] = (self.per_second * waited if waited < cap else self.w_age) + self.static[i] + (
+                self.w_fairshare * self.factors[slot]
             )
 
     def rank(self, i64 nodes):

@@ -150,6 +150,12 @@ class CreasyScheduler(EasyScheduler):
         # nodes, a later end), so only the arrivals can start, in queue order.
         return False
 
+    def arrival_positions(self, arrived: list[Job]) -> list[int]:
+        """As the compiled queue arranged the queue for this pass, where it knows it (no
+        search through the queue)."""
+        found = None if self._ranked is None else self._ranked.positions(arrived)
+        return super().arrival_positions(arrived) if found is None else found
+
     def _rank(self, now: int) -> bool:
         """Put the queue in creasy's order at ``now``: the aged jobs in arrival order,
         then the others by decreasing value (ties in arrival order). Return whether any

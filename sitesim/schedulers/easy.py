@@ -120,6 +120,13 @@ class EasyScheduler(Scheduler):
         ``free`` nodes: a selection never takes a job larger than ``free``."""
         return scan(candidates, first, free, now, end_by, extra, self._planned)
 
+    def arrival_positions(self, arrived: list[Job]) -> list[int]:
+        """Where the ``arrived`` jobs are in :attr:`queue` as :meth:`order` left it,
+        ascending: the candidates of a resumed pass, with an order of its own. Default:
+        found by identity (``list.index``, a comparison per job ahead of each); a policy
+        whose order keeps the places it gave overrides it (``multifactor``, ``creasy``)."""
+        return sorted(map(self.queue.index, arrived))
+
     def started(self, job: Job, now: int) -> None:
         """``job`` starts now (called after the pass, for each job it started, in start
         order). Default: nothing."""
@@ -181,6 +188,9 @@ class EasyScheduler(Scheduler):
             if self.order(now, free) or queue[0] is not self._head:
                 resume = False
         keys = self._keys
+        # Where in the queue the candidates are, when they are some of its jobs in its
+        # order (the arrivals a resumed pass tries, with an order of its own).
+        positions: list[int] | None = None
         if resume:
             _free, end_by, extra, first = settled  # type: ignore[misc]
             if keys:  # the arrivals by key
@@ -188,8 +198,9 @@ class EasyScheduler(Scheduler):
                 first = 0
             elif in_arrival_order:
                 candidates = queue
-            else:
-                candidates, first = [queue[i] for i in sorted(queue.index(job) for job in arrived)], 0
+            else:  # the arrivals in queue order
+                positions = self.arrival_positions(arrived)
+                candidates, first = [queue[i] for i in positions], 0
             started: list[Job] = []
         else:
             n = fcfs_heads(queue, free)
@@ -219,6 +230,10 @@ class EasyScheduler(Scheduler):
                 chosen = [queue[i] for i in picked]
                 for i in reversed(picked):
                     del queue[i]
+            elif positions is not None:  # the arrivals chosen, taken out where they are
+                chosen = [candidates[i] for i in picked]
+                for i in reversed(picked):
+                    del queue[positions[i]]
             else:
                 chosen = [candidates[i] for i in picked]
                 gone = {job.seq for job in chosen}

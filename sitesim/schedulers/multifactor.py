@@ -166,8 +166,9 @@ _TWIN = twin("_priority")
 #: The compiled waiting queue (``_priority.pyx``): the priorities of
 #: :meth:`MultifactorScheduler.priority` and the fair-share factors of
 #: :meth:`MultifactorScheduler.fairshare_factors` computed on C arrays (the same
-#: numbers), the queue in their order for each pass, and the sums of the factors at the
-#: starts, where it was built, else None.
+#: numbers), the queue in their order for each pass, the sums of the factors at the
+#: starts and the users' decayed usage (:class:`Usage`'s arithmetic), where it was
+#: built, else None.
 QUEUE: type[MultifactorQueue] | None = None if _TWIN is None else _TWIN.MultifactorQueue
 
 
@@ -187,7 +188,16 @@ class MultifactorScheduler(EasyScheduler):
         if priorities is not None and values:
             raise TypeError("give the parameters as a Priorities or as keywords, not both")
         self.priorities = priorities if priorities is not None else Priorities(**values)
-        self.usage = Usage(self.priorities.half_life)
+        p = self.priorities
+        #: The compiled queue, which keeps each waiting job's priority as the queue is
+        #: ordered, arranges the queue for each pass without reading the jobs again, and
+        #: keeps the users and their usage. What follows is the Python path's state
+        #: (with the queue, :attr:`usage` and :attr:`_users` stay empty).
+        self._ranked = None if QUEUE is None else QUEUE(
+            nodes, p.age, p.size, p.fairshare, p.favor == "large", p.max_age, p.half_life, p.period,
+            p.half_life / math.log(2), _REBASE,
+        )
+        self.usage = Usage(p.half_life)
         #: Users who have submitted (each holds an equal share).
         self._users: set[int] = set()
         #: Jobs waiting, by user (in Python: the compiled queue knows its users).
@@ -207,9 +217,6 @@ class MultifactorScheduler(EasyScheduler):
         self._pending: list[Job] = []
         #: Sums of the weighted factors of started jobs at their start.
         self._sums = {"age": 0.0, "size": 0.0, "fairshare": 0.0, "priority": 0.0}
-        #: The compiled queue, which keeps each waiting job's priority as the queue is
-        #: ordered and arranges the queue for each pass without reading the jobs again.
-        self._ranked = None if QUEUE is None else QUEUE()
         self._started = 0
 
     @classmethod
@@ -279,14 +286,8 @@ class MultifactorScheduler(EasyScheduler):
         """Every waiting job's priority at ``now``, and the queue sorted by it (highest
         first, ties in arrival order); in the compiled queue where it was built (which
         the pass then arranges, :meth:`order`)."""
-        p = self.priorities
         if self._ranked is not None:  # the factors too, there (fairshare_factors' numbers)
-            usage = self.usage
-            gt, k = usage.g(now), usage.k
-            total = usage.total_done + (usage.total_rate * gt - usage.total_offset) * k
-            flat = total <= 0.0 or not p.fairshare
-            self._ranked.compute(now, usage.users, gt, k, 0.0 if flat else len(self._users) / total, flat,
-                                 p.max_age, p.age / p.max_age, p.age, p.fairshare)
+            self._ranked.compute(now)
         else:
             self._fairshare = fairshare = self.fairshare_factors(self._waiting, now)
             priority = self.priority
@@ -303,13 +304,6 @@ class MultifactorScheduler(EasyScheduler):
         if given is not None:
             return given
         return self.priority(job, self._computed, self._fairshare[job.user])
-
-    def _factor(self, user: int) -> float | None:
-        """``user``'s fair-share factor of the last computation, or given since to a user
-        with no job waiting at it; None if neither."""
-        if self._ranked is not None:
-            return self._ranked.factor(user)
-        return self._fairshare.get(user)
 
     # -- the kernel's hooks and events -------------------------------------------------------
     def order(self, now: int, free: int) -> bool:
@@ -335,19 +329,22 @@ class MultifactorScheduler(EasyScheduler):
         # refused is refused again in any order, so only the arrivals can start.
         return False
 
-    def enqueue(self, job: Job, now: int) -> None:
-        user = job.user
-        self._users.add(user)
-        if self._ranked is None:
-            self._waiting[user] = self._waiting.get(user, 0) + 1
-            self._static[job.seq] = self.priorities.size * self.size_factor(job)
-        super().enqueue(job, now)
+    def arrival_positions(self, arrived: list[Job]) -> list[int]:
+        """As the compiled queue arranged the queue for this pass, where it knows it (no
+        search through the queue)."""
+        found = None if self._ranked is None else self._ranked.positions(arrived)
+        return super().arrival_positions(arrived) if found is None else found
 
     def place(self, job: Job) -> None:
         ranked = self._ranked
-        if ranked is not None:
-            self._place_compiled(job, ranked)
+        if ranked is not None:  # all of what follows, there (the same numbers)
+            self.queue.append(job)
+            ranked.arrive(job)
             return
+        user = job.user
+        self._users.add(user)
+        self._waiting[user] = self._waiting.get(user, 0) + 1
+        self._static[job.seq] = self.priorities.size * self.size_factor(job)
         if not self.priorities.period:
             self.queue.append(job)  # the pass computes every priority
             return
@@ -363,56 +360,42 @@ class MultifactorScheduler(EasyScheduler):
         self.queue.append(job)
         self._pending.append(job)
 
-    def _place_compiled(self, job: Job, ranked: MultifactorQueue) -> None:
-        """:meth:`place` where the compiled queue keeps the size term and the priority
-        given (and orders the queue by it at the pass)."""
-        p = self.priorities
-        static = p.size * self.size_factor(job)
-        self.queue.append(job)
-        if not p.period:
-            ranked.add(job, static, 0.0)  # the pass computes every priority
-            return
-        factor = ranked.factor(job.user)
-        if factor is None:
-            factor = self.fairshare_factor(job.user, job.submit)
-            ranked.give(job.user, factor)
-        # priority(job, job.submit, factor) written out (once per arrival): the age term
-        # of a job that has waited 0 s is 0.0, and 0.0 plus its size term (>= 0) is that
-        # term, exactly.
-        ranked.add(job, static, static + p.fairshare * factor)
-
     def started(self, job: Job, now: int) -> None:
         """Its factors at the start, for the report, and its usage from now on."""
+        if self._ranked is not None:  # all of what follows, there (the same numbers)
+            self._ranked.start(job, now)
+            return
         user, seq = job.user, job.seq
-        factor = self._factor(user)
+        factor = self._fairshare.get(user)
         if factor is None:
             factor = self.fairshare_factor(user, now)
         p = self.priorities
-        if self._ranked is not None:  # the same sums, kept by the compiled queue
-            self._ranked.started(job, now, p.max_age, p.age, p.fairshare * factor)
+        sums = self._sums
+        sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
+        sums["size"] += self._static[seq]
+        sums["fairshare"] += p.fairshare * factor
+        sums["priority"] += self.priority_of(job)
+        self._priority.pop(seq, None)
+        del self._static[seq]
+        left = self._waiting[user] - 1
+        if left:
+            self._waiting[user] = left
         else:
-            sums = self._sums
-            sums["age"] += p.age * (min(now - job.submit, p.max_age) / p.max_age)
-            sums["size"] += self._static[seq]
-            sums["fairshare"] += p.fairshare * factor
-            sums["priority"] += self.priority_of(job)
-            self._priority.pop(seq, None)
-            del self._static[seq]
-            left = self._waiting[user] - 1
-            if left:
-                self._waiting[user] = left
-            else:
-                del self._waiting[user]
+            del self._waiting[user]
         self.usage.start(user, job.size, now)
         self._started += 1
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)
-        self.usage.end(job.user, job.size, job.start, now)
+        if self._ranked is not None:
+            self._ranked.ended(job, now)
+        else:
+            self.usage.end(job.user, job.size, job.start, now)
 
     def report(self, window: int) -> dict[str, Any]:
-        n = self._started
-        sums = self._sums if self._ranked is None else self._ranked.sums()
+        ranked = self._ranked
+        n = self._started if ranked is None else ranked.started()
+        sums = self._sums if ranked is None else ranked.sums()
         means = {k: (v / n if n else None) for k, v in sums.items()}
         return {"multifactor": {"parameters": asdict(self.priorities), "started": n,
                                 "mean_at_start": means}}

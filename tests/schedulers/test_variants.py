@@ -256,12 +256,14 @@ def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
 @pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
 @pytest.mark.parametrize("spec", ["multifactor:period=0", "multifactor:period=0,favor=small,age=5000,max_age=40",
                                   "multifactor:period=10,half_life=60", "multifactor:period=3,fairshare=50000",
-                                  "multifactor:period=5,fairshare=0"])
+                                  "multifactor:period=5,fairshare=0",
+                                  "multifactor:period=4,half_life=1,fairshare=50000"])
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users: list[int]) -> None:
-    """The compiled queue (which also computes the fair-share factors and keeps the
-    report's sums of the factors at start) gives MultifactorScheduler.priority's order,
+    """The compiled queue (which also computes the fair-share factors, keeps the
+    users' usage, rescaled every 200 half-lives (``half_life=1``), and the report's sums
+    of the factors at start) gives MultifactorScheduler.priority's order,
     event for event, and the same report, though it sorts only the jobs that fit in the
     free nodes at each pass."""
     nodes, jobs = case
@@ -309,3 +311,29 @@ def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool,
             policy = cls(nodes, multifactor.Priorities(period=period, fairshare=50_000, half_life=60))
             runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
     assert runs[0] == runs[1]
+
+
+@pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.parametrize("spec", ["multifactor:period=3,fairshare=50000,half_life=60", "multifactor:period=0", "creasy",
+                                  "creasy:aging=40"])
+@settings(max_examples=EXAMPLES // 2, deadline=None)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
+def test_compiled_queues_place_the_arrivals_where_a_search_finds_them(spec: str, case, users: list[int]) -> None:
+    """A resumed pass takes its candidates' places from the compiled queue's last
+    arrangement (``arrival_positions``): they are where ``list.index`` finds them."""
+    nodes, jobs = case
+    fresh = _fresh(jobs)
+    for j, user in zip(fresh, users):
+        j.user = user
+    policy = make_scheduler(spec, nodes)
+    asked = []
+    kept = type(policy).arrival_positions
+
+    def checked(arrived: list[Job]) -> list[int]:
+        found = kept(policy, arrived)
+        assert found == sorted(policy.queue.index(j) for j in arrived)
+        asked.append(len(arrived))
+        return found
+
+    policy.arrival_positions = checked  # type: ignore[method-assign]
+    run_jobs(fresh, nodes, policy)
