@@ -119,7 +119,7 @@ class ScheduleWriter:
         self._flush()
 
     def _flush(self) -> None:
-        self.out.writelines(self._lines)
+        self.out.write("".join(self._lines))
         self._lines.clear()
 
 
