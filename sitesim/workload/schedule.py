@@ -127,5 +127,6 @@ def _line(job: Job) -> str:
     """The schedule's line for ``job`` (:func:`job_record`, formatted)."""
     source = job.source
     if isinstance(source, SwfRecord):  # a replayed job: its trace record, new times
-        return format_with_times(source, job.submit, *_times(job, source))
+        wait, run, status = _times(job, source)
+        return format_with_times(source, job.submit, wait, run, status)
     return format_values(job_record(job).values())
