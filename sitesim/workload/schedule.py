@@ -1,7 +1,8 @@
 """Write the schedule a run produced as SWF, one record per ended job, in arrival order.
 
-Jobs end out of order; a small reorder buffer keyed by arrival sequence releases records
-as soon as every earlier job has ended, so memory holds only jobs in flight.
+Jobs end out of order; a reorder buffer (the jobs not yet written, in arrival order)
+releases records as soon as every earlier job has ended, so memory holds only jobs in
+flight.
 """
 
 from __future__ import annotations
