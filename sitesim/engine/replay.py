@@ -26,14 +26,18 @@ if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads
 
 
 class SeenIds:
-    """Job numbers seen so far, as a bitmap for the usual small non-negative numbers.
+    """Job numbers seen so far: the latest run of consecutive numbers as two bounds, the
+    others as a bitmap for the usual small non-negative numbers.
 
     A set of every job number of a multi-million-job log would cost hundreds of MB; a
     bit per number up to the largest costs an eighth of a byte per job of a log whose
-    numbers run 1, 2, 3, ... (all logs of the archive). Others go to a set.
+    numbers run 1, 2, 3, ... (all logs of the archive). Others go to a set. Such a log's
+    numbers are one run, kept as ``[start, next)``, so the usual number (``next``, one
+    more than the largest seen) costs one comparison; a run is moved to the bitmap
+    only when a number beyond it starts another, so each number is marked once at most.
     """
 
-    __slots__ = ("_bits", "_other")
+    __slots__ = ("_bits", "_other", "_start", "_next")
 
     #: Numbers above this go to the set (the bitmap would be 128 MB at this bound).
     BITMAP_LIMIT = 2**30
@@ -41,9 +45,25 @@ class SeenIds:
     def __init__(self) -> None:
         self._bits = bytearray()
         self._other: set[int] = set()
+        #: Every number in ``[_start, _next)`` was seen, none at ``_next`` or beyond.
+        self._start = self._next = 0
 
     def add(self, number: int) -> bool:
         """Record ``number``; False if it was seen before."""
+        if number == self._next:
+            self._next = number + 1
+            return True
+        if number > self._next:  # a gap: the run so far goes to the bitmap
+            for seen in range(self._start, self._next):
+                self._mark(seen)
+            self._start, self._next = number, number + 1
+            return True
+        if number >= self._start:
+            return False
+        return self._mark(number)
+
+    def _mark(self, number: int) -> bool:
+        """Record ``number`` outside the run; False if it was there already."""
         if 0 <= number < self.BITMAP_LIMIT:
             byte, bit = number >> 3, 1 << (number & 7)
             bits = self._bits
