@@ -234,7 +234,7 @@ def measure(pool: ProcessPoolExecutor, names: list[str], traces: Path, work: Pat
         if fitted is None:
             continue
         print(f"{name}: fitted", flush=True)
-        chosen = {"reacting": Variant("EASY, users reacting", "easy", False), "blanked": VARIANTS["easy"]}
+        chosen = {"reacting": Variant("fitted service, users reacting", "easy", True), "blanked": VARIANTS["easy"]}
         for key, variant in VARIANTS.items():
             runs[name, key] = seeds_of(pool, fitted, fitted, variant, args.seeds)
         for kind2 in ("reacting", "blanked"):

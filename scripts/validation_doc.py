@@ -412,7 +412,7 @@ def reacting_section(results: dict[str, Any]) -> list[str]:
     lines = [
         "## Users reacting inside a batch (`sitesim fit --gaps reacting`)",
         "",
-        "Same logs and seeds, EASY on the nominal machine: the default gaps against users",
+        "Same logs and seeds, behind the fitted service: the default gaps against users",
         "who take up their batch a think time after its earlier jobs ended.",
         "",
         "| log | signature | rule | log | gaps kept (default) | reacting |",
@@ -421,7 +421,7 @@ def reacting_section(results: dict[str, Any]) -> list[str]:
     for n, r in results.items():
         for key in CHECKS:
             row = f"| {n} | {LABELS[key]} | {rule_text(key)} | {format_value(r['log'][key])} |"
-            for v in ("easy", "reacting"):
+            for v in ("service", "reacting"):
                 row += f" {cell(r[v], key)}{'' if held(r, v, key) else ' ✗'} |"
             lines.append(row)
     return [*lines, ""]
