@@ -143,8 +143,12 @@ def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GA
     rho = []
     for k in range(len(gaps) + 1):
         mask = pair & (klass == k)
-        value = stats.spearmanr(wait[:-1][mask], wait[1:][mask])[0] if mask.sum() >= MIN_PAIRS else 0.0
-        value = 0.0 if np.isnan(value) else float(value)
+        first, second = wait[:-1][mask], wait[1:][mask]
+        # too few pairs, or waits all alike on one side (no ranks to correlate): independent
+        if mask.sum() < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
+            rho.append(0.0)
+            continue
+        value = float(stats.spearmanr(first, second)[0])
         rho.append(round(float(min(max(2 * np.sin(np.pi * value / 6), 0.0), 0.99)), 3))
     return rho
 
