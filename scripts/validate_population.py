@@ -18,7 +18,7 @@ before development: :data:`HELD_OUT`):
 5. blank field 3 (wait) of SDSC-SP2, fit that log (its starts simulated under EASY)
    and simulate it on the nominal machine beside the original fit (``--no-blanked``: not);
 6. with ``--reacting``, fit each log again with users reacting inside a batch
-   (``--gaps reacting``) and simulate it under EASY on the nominal machine.
+   (``--gaps reacting``) and simulate it behind its fitted service.
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5] [--jobs N]``.
 The runs are independent and go to ``--jobs`` processes (default: the CPUs); the

@@ -87,7 +87,10 @@ def trace_signatures(
     window = duration or population.duration
     work = sum(j.size * min(j.run, max(0.0, window - j.submit - j.wait)) for j in jobs)
     values["utilization"] = work / (machine * window) if window > 0 else float("nan")
-    values["mean_wait"] = float(np.mean([j.wait for j in jobs])) if jobs else float("nan")
+    # over the jobs that started within the window: a run ends at its duration, and the
+    # jobs it had not started by then have no wait; the log's are cut the same way
+    waits = [j.wait for j in jobs if j.submit + j.wait < window]
+    values["mean_wait"] = float(np.mean(waits)) if waits else float("nan")
     thinks = analyze_submission(jobs).inter_batch_think
     return TraceSignatures(
         values=values,

@@ -21,7 +21,8 @@ the policy already makes jobs wait longer than the log's low quantiles). The top
 is the largest wait, a single job: there the mean of the top segment is matched, not
 the largest value. What the policy's queueing already gives is left out of the delays;
 a class whose jobs mostly started at once in the log gets a mass of delays at zero. The result is still
-a statistical model (per size class quantiles, drawn per job), serving any users, user
+a statistical model (per size class quantiles, drawn per job at levels that go
+together per user: sitesim.schedulers.service), serving any users, user
 counts and run lengths. The fit reports how far each replay was from the log (per
 class and over all jobs) before its correction.
 """

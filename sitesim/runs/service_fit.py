@@ -40,12 +40,21 @@ def service_lines(fit: ServiceFit) -> list[str]:
         f"nodes = {table['nodes']}",
         f'policy = "{table["policy"]}"',
         "size_classes = [" + ", ".join(str(c) for c in table["size_classes"]) + "]",
-        f"# each job's level: {table['levels']}; per user, correlated with its previous submission's by the gap (s)",
+        *level_lines(table),
+        f"# per size class: delay quantiles (s) at 0%, {100 / (len(table['delays'][0]) - 1):g}%, ..., 100%",
+        "delays = [\n" + rows + ",\n]",
+    ]
+
+
+def level_lines(table: dict[str, Any]) -> list[str]:
+    """How the service draws each job's level (its ``levels`` keys)."""
+    if table["levels"] != "per-user":
+        return [f"# each job's delay drawn apart ({table['levels']} levels)", f'levels = "{table["levels"]}"']
+    return [
+        "# each job's level: per user, correlated with its previous submission's by the gap (s)",
         f'levels = "{table["levels"]}"',
         "level_gaps = [" + ", ".join(f"{g:.0f}" for g in table["level_gaps"]) + "]",
         "level_rho = [" + ", ".join(f"{r:g}" for r in table["level_rho"]) + "]",
-        f"# per size class: delay quantiles (s) at 0%, {100 / (len(table['delays'][0]) - 1):g}%, ..., 100%",
-        "delays = [\n" + rows + ",\n]",
     ]
 
 

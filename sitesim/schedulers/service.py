@@ -42,9 +42,9 @@ gives each job its recorded wait instead, the log's own service). The table hold
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from heapq import heappush
-from math import erf, sqrt
+from math import erf, inf, sqrt
 from typing import TYPE_CHECKING, Any
 
 from attrs import define
@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # numpy only where a service runs: a plain replay imports non
 
 #: The ``[service]`` table of a site file.
 SERVICE_TABLE = "service"
+#: √2, for the normal distribution function of a level's score.
 SQRT2 = sqrt(2.0)
 #: How a job's level (the uniform its delay is read at) is drawn: ``"per-job"`` (the
 #: first: tables without ``levels`` read as it) or ``"per-user"`` (module docstring).
@@ -76,8 +77,7 @@ class DelayModel:
     size_classes: tuple[int, ...]
     #: ``delays[k]``: the class-k quantiles at levels evenly spaced over [0, 1].
     delays: tuple[tuple[float, ...], ...]
-    SQRT2 = sqrt(2.0)
-#: How a job's level is drawn (:data:`LEVELS`).
+    #: How a job's level is drawn (:data:`LEVELS`).
     levels: str = LEVELS[0]
     #: ``"per-user"``: upper edges (s) of the classes of the time since the user's
     #: previous submission, and each class's correlation (one more: the last is beyond).
@@ -89,12 +89,15 @@ class DelayModel:
             raise InputError(f"one of {', '.join(LEVELS)} is needed", field="service.levels")
         if self.levels == "per-user":
             if any(b <= a for a, b in zip(self.level_gaps, self.level_gaps[1:], strict=False)) or any(
-                g <= 0 for g in self.level_gaps
+                not 0 < g < inf for g in self.level_gaps
             ):
-                raise InputError("positive and ascending gaps (s) are needed", field="service.level_gaps")
+                raise InputError("positive, finite and ascending gaps (s) are needed", field="service.level_gaps")
             if len(self.level_rho) != len(self.level_gaps) + 1 or any(not 0 <= r < 1 for r in self.level_rho):
                 raise InputError("one correlation in [0, 1) per gap class (one more than level_gaps) is needed",
                                  field="service.level_rho")
+        elif self.level_gaps or self.level_rho:
+            raise InputError('only with levels = "per-user"', field="service.level_gaps" if self.level_gaps
+                             else "service.level_rho")
         if not self.size_classes or len(self.size_classes) != len(self.delays):
             raise InputError("size_classes and delays need one entry per class", field="service.delays")
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
@@ -298,7 +301,8 @@ class ServiceScheduler(HoldScheduler):
             last = users.get(job.user)
             if last is not None:
                 model = self.delays
-                rho = model.level_rho[bisect_left(model.level_gaps, now - last[0])]
+                # a gap on an edge is in the class above it, as the fit measured it
+                rho = model.level_rho[bisect_right(model.level_gaps, now - last[0])]
                 score = rho * last[1] + sqrt(1.0 - rho * rho) * score
             users[job.user] = (now, score)
             delay = self.delays.at_level(job.size, 0.5 * (1.0 + erf(score / SQRT2)))

@@ -174,8 +174,18 @@ def test_per_user_levels_are_read_checked_and_written_back(tmp_path: Path) -> No
         ('levels = "per-user"\nlevel_gaps = [60, 10]\nlevel_rho = [0.5, 0.1, 0]\n', "service.level_gaps"),
         ('levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [1.0, 0.1]\n', "service.level_rho"),
         ('levels = "per-user"\nlevel_gaps = "60"\n', "service.level_gaps"),
+        ('levels = "per-user"\nlevel_gaps = [nan]\nlevel_rho = [0.5, 0.1]\n', "service.level_gaps"),
+        ("level_gaps = [60]\nlevel_rho = [0.5, 0.1]\n", "service.level_gaps"),
     ):
         path.write_text(base + extra, encoding="utf-8")
         with pytest.raises(InputError) as err:
             ServiceSpec.from_table(tomllib.loads(path.read_text())["service"], str(path))
         assert err.value.field == field, extra
+
+
+def test_a_gap_on_an_edge_is_in_the_class_above_it_as_the_fit_measures_it() -> None:
+    # level_correlation puts a gap of exactly 60 s in the class above 60 (searchsorted,
+    # side="right"): jobs 60 s apart take the second class's correlation, here 0.99
+    model = DelayModel((1,), ((0.0, 1000.0),), "per-user", (60.0,), (0.0, 0.99))
+    delays = _levels_run(model, 60)
+    assert np.corrcoef(delays[:, :-1].ravel(), delays[:, 1:].ravel())[0, 1] > 0.9

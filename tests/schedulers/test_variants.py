@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sitesim
@@ -171,8 +172,15 @@ def test_head_never_delayed_beyond_its_reservation_under_exact_estimates(spec: s
             assert begin <= before[-1][2], f"head {seq} started at {begin}, after its reservation {before[-1][2]}"
 
 
-@pytest.mark.parametrize("spec", ["multifactor:size=0,fairshare=0", "multifactor:age=0,size=0,fairshare=0",
-                                  "multifactor:size=0,fairshare=0,period=0", "multifactor:size=0,fairshare=0,max_age=30"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "multifactor:size=0,fairshare=0",
+        "multifactor:age=0,size=0,fairshare=0",
+        "multifactor:size=0,fairshare=0,period=0",
+        "multifactor:size=0,fairshare=0,max_age=30",
+    ],
+)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_multifactor_with_age_only_is_easy_byte_for_byte(spec: str, case, users: list[int]) -> None:
@@ -254,10 +262,17 @@ def test_partitions_run_every_variant(tmp_path: Path, spec: str) -> None:
 
 
 @pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
-@pytest.mark.parametrize("spec", ["multifactor:period=0", "multifactor:period=0,favor=small,age=5000,max_age=40",
-                                  "multifactor:period=10,half_life=60", "multifactor:period=3,fairshare=50000",
-                                  "multifactor:period=5,fairshare=0",
-                                  "multifactor:period=4,half_life=1,fairshare=50000"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "multifactor:period=0",
+        "multifactor:period=0,favor=small,age=5000,max_age=40",
+        "multifactor:period=10,half_life=60",
+        "multifactor:period=3,fairshare=50000",
+        "multifactor:period=5,fairshare=0",
+        "multifactor:period=4,half_life=1,fairshare=50000",
+    ],
+)
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_multifactor_ranks_the_same_compiled_or_in_python(spec: str, case, users: list[int]) -> None:
@@ -291,10 +306,8 @@ class FullPassMultifactor(multifactor.MultifactorScheduler):
 
 @pytest.mark.parametrize("compiled", [True, False])
 @settings(max_examples=EXAMPLES // 2, deadline=None)
-@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25),
-       period=st.sampled_from([0, 3, 300]))
-def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool, case, users: list[int],
-                                                                 period: int) -> None:
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25), period=st.sampled_from([0, 3, 300]))
+def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool, case, users: list[int], period: int) -> None:
     """A pass that only arrivals followed tries only them, whatever the order of the
     jobs that waited: the same starts and report as a full pass every time."""
     if compiled and multifactor.QUEUE is None:
@@ -314,8 +327,7 @@ def test_multifactor_resumed_passes_start_what_full_passes_start(compiled: bool,
 
 
 @pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
-@pytest.mark.parametrize("spec", ["multifactor:period=3,fairshare=50000,half_life=60", "multifactor:period=0", "creasy",
-                                  "creasy:aging=40"])
+@pytest.mark.parametrize("spec", ["multifactor:period=3,fairshare=50000,half_life=60", "multifactor:period=0", "creasy", "creasy:aging=40"])
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_compiled_queues_place_the_arrivals_where_a_search_finds_them(spec: str, case, users: list[int]) -> None:
@@ -325,15 +337,38 @@ def test_compiled_queues_place_the_arrivals_where_a_search_finds_them(spec: str,
     fresh = _fresh(jobs)
     for j, user in zip(fresh, users):
         j.user = user
+    _check_positions(spec, nodes, fresh)
+
+
+def _check_positions(spec: str, nodes: int, jobs: list[Job]) -> int:
+    """Run ``jobs`` under ``spec``, checking every answer of ``arrival_positions``
+    against ``list.index``; how many the compiled queue gave (not the search)."""
     policy = make_scheduler(spec, nodes)
-    asked = []
+    answered = []
     kept = type(policy).arrival_positions
 
     def checked(arrived: list[Job]) -> list[int]:
+        answered.append(policy._ranked.positions(arrived) is not None)  # type: ignore[attr-defined]
         found = kept(policy, arrived)
         assert found == sorted(policy.queue.index(j) for j in arrived)
-        asked.append(len(arrived))
         return found
 
     policy.arrival_positions = checked  # type: ignore[method-assign]
-    run_jobs(fresh, nodes, policy)
+    run_jobs(jobs, nodes, policy)
+    return sum(answered)
+
+
+@pytest.mark.skipif(multifactor.QUEUE is None, reason="the compiled queue is not in use (not built, or SITESIM_COMPILED=0)")
+@pytest.mark.parametrize("spec", ["multifactor:period=3,fairshare=50000,half_life=60", "multifactor:period=0", "creasy"])
+def test_the_compiled_queues_answer_the_resumed_passes_themselves(spec: str) -> None:
+    # a busy 16-node machine, jobs arriving faster than they end: many resumed passes
+    rng = np.random.default_rng(35)
+    jobs = [
+        job(i + 1, int(t), int(z), int(r))
+        for i, (t, z, r) in enumerate(
+            zip(np.cumsum(rng.integers(0, 40, 400)), rng.integers(1, 17, 400), rng.integers(50, 2000, 400), strict=True)
+        )
+    ]
+    for j in jobs:
+        j.user = j.id % 3 + 1
+    assert _check_positions(spec, 16, jobs) > 0
