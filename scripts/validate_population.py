@@ -22,7 +22,8 @@ before development: :data:`HELD_OUT`):
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5] [--jobs N]``.
 The runs are independent and go to ``--jobs`` processes (default: the CPUs); the
-results do not depend on how many. Writes docs/validation.md and
+results do not depend on how many. With ``--reacting``, about 15 minutes on a 2-core
+machine. Writes docs/validation.md and
 docs/figures/validation_hourly.png; ``--save FILE`` also keeps the measured results,
 and ``--load FILE`` writes the document again from them without simulating.
 """

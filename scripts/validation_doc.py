@@ -66,7 +66,40 @@ VARIANTS = {
 }
 #: Why rules are missed, written from the tables of the last run (rewrite it when the
 #: model changes: it is the one part of the document not derived from the results).
-SHORTFALLS: list[str] = []
+SHORTFALLS: list[str] = [
+    "By signature, the rules the fitted service misses (✗ above):",
+    "",
+    "- **Jobs per session**, on every log with waits, development and held out: 3.30–3.44",
+    "  against the logs' 3.85–4.01 on the development logs (−14 %), 3.26 against 4.03 at",
+    "  LANL-CM5, 3.93 against 5.26 at SDSC-BLUE. EASY on the nominal machine is at the",
+    "  rule's edge (3.34–3.48 on the development logs, within it; the held-out pair, not).",
+    "  Batches per session are the logs' (1.46, 1.74 and 1.83 against 1.46,",
+    "  1.76 and 1.87), so the batches are smaller: a batch is the jobs submitted while an",
+    "  earlier one of it still waited or ran, and the logs' batches held together on the",
+    "  logs' waits. Resampled with waits the service draws afresh, some jobs of a batch",
+    "  end before the user's next submission, laid down at the log's gap, and the analysis",
+    "  splits the batch there. Under the log's own waits (`hold`, below) every log meets",
+    "  the rule. Users who take up their batch after its jobs end (`--gaps reacting`, the",
+    "  last table) bring it within the rule on five logs, and miss session length on four",
+    "  (three with the gaps kept); the default stays `fixed` (docs/population.md).",
+    "- **Session length** at SDSC-SP2 (16.3 h against 14.6; some seeds) and SDSC-BLUE",
+    "  (18.9 h against 15.1) is too *long* under the service; under EASY, whose waits are",
+    "  shorter, it is too short at CTC-SP2, KTH-SP2, SDSC-SP2 and SDSC-BLUE (7.95–13.7 h).",
+    "- **NASA-iPSC** (no waits in the log; its service is EASY on the nominal machine, so",
+    "  both columns are one run): utilisation 0.396 against 0.466 and session length",
+    "  1.42 h against 1.05 come with EASY's waits (323 s on average against the 4 s of",
+    "  its simulated starts: its users submitted their big jobs when the machine was",
+    "  free, docs/population.md); the daytime share (0.713 against 0.775) and the night",
+    "  share of in-session jobs (0.281 against 0.212) miss under `hold` too, so they are",
+    '  the users\' (docs/population.md, "The end of a visit": short absences start the',
+    "  next session in the evening too often).",
+    "- **Held out.** LANL-CM5 waits 3,935 s in the closed loop against its log's 1,846",
+    "  (×2.1; EASY alone 4,058), where the log replayed under the same service waits",
+    "  within 5 % of it (docs/service.md): the resampled users' work lands otherwise",
+    "  than the log's. SDSC-BLUE's users submit 21 % fewer jobs under the service (−3 %",
+    "  under EASY), in longer sessions. Neither was measured further: the pair is held",
+    "  out.",
+]
 
 
 def cell(runs: list[dict[str, float]], key: str) -> str:
