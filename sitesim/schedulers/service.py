@@ -233,6 +233,8 @@ class ServiceScheduler(HoldScheduler):
         #: Per user, the time of its latest submission and that job's normal score
         #: (``"per-user"`` levels only).
         self._users: dict[int, tuple[int, float]] | None = {} if delays.levels == "per-user" else None
+        self._gaps, self._rho = delays.level_gaps, delays.level_rho
+        self._rest = tuple(sqrt(1.0 - r * r) for r in self._rho)
 
     @classmethod
     def _load(cls, arg: str | None) -> tuple[ServiceSpec, str]:
@@ -297,13 +299,12 @@ class ServiceScheduler(HoldScheduler):
         if users is None or job.user < 0:
             delay = self.delays.draw(job.size, self.rng)
         else:
-            score = float(self.rng.standard_normal())
+            score = self.rng.standard_normal()
             last = users.get(job.user)
             if last is not None:
-                model = self.delays
                 # a gap on an edge is in the class above it, as the fit measured it
-                rho = model.level_rho[bisect_right(model.level_gaps, now - last[0])]
-                score = rho * last[1] + sqrt(1.0 - rho * rho) * score
+                k = bisect_right(self._gaps, now - last[0])
+                score = self._rho[k] * last[1] + self._rest[k] * score
             users[job.user] = (now, score)
             delay = self.delays.at_level(job.size, 0.5 * (1.0 + erf(score / SQRT2)))
         if delay > 0:
