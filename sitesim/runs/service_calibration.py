@@ -38,6 +38,7 @@ import simpy
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
+from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
@@ -113,7 +114,7 @@ def replay_waits(jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel, 
     site.observe(starts)
     replay = TraceReplay(site, cast(SwfReader, _KeptRecords(jobs)), make_estimates("trace"), failures=True)
     replay.start()
-    env.run()
+    run_events(env)  # SimPy's run, its loop written out (sitesim.engine.events)
     got = starts.starts
     return np.array([got[j.job] - j.submit if j.job in got else np.nan for j in jobs])
 

@@ -26,6 +26,7 @@ import simpy
 from attrs import define, field
 
 from sitesim.analysis.cleaning import exclusion_reason
+from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
@@ -184,7 +185,7 @@ def simulate_starts(
         source = _Replayable(reader, result.left_out)
         replay = TraceReplay(site, cast(SwfReader, source), _NoKill(), failures=False)
         replay.start()
-        env.run()
+        run_events(env)  # SimPy's run, its loop written out (sitesim.engine.events)
     if replay.counts.too_large:
         result.left_out["larger_than_machine"] = replay.counts.too_large
     if replay.counts.unroutable:
