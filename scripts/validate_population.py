@@ -54,7 +54,7 @@ from sitesim.experiments.validation import (  # noqa: E402
     trace_signatures,
 )
 from sitesim.runs.fit import fit_log  # noqa: E402
-from validation_doc import VARIANTS, Variant, figure, render  # noqa: E402
+from validation_doc import EXACT_REPLAY, NO_WAIT_LOG, SESSION_KEYS, VARIANTS, Variant, figure, render  # noqa: E402
 
 #: The shared logs, development logs first. LANL-CM5 and SDSC-BLUE were drawn as the
 #: held-out pair before development began (``numpy.random.default_rng(33).choice``
@@ -73,13 +73,6 @@ HELD_OUT = ("LANL-CM5", "SDSC-BLUE")
 #: Session signatures as the simulated users report their own sessions (summary.json,
 #: productivity), beside the same signatures measured on their trace.
 OWN_KEYS = {"jobs_per_session": "jobs_per_session", "session_hours": "mean_session_hours", "batches_per_session": "batches_per_session"}
-#: The log whose wait times are blanked for step 5.
-NO_WAIT_LOG = "SDSC-SP2"
-#: The control for session signatures: the log's own jobs at their own submit times,
-#: replayed under EASY with exact estimates (as the fitted sites are simulated). Its
-#: sessions are the log's users' exactly; only the waits, hence the ends, are EASY's.
-EXACT_REPLAY = "conventional replay, exact estimates"
-SESSION_KEYS = ("jobs_per_session", "session_hours", "night_share_in_session", "batches_per_session", "continuation")
 
 
 def run_once(site: Path, log: TraceSignatures, variant: Variant, seed: int, nodes: int, duration: float) -> dict[str, float]:

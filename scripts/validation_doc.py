@@ -37,7 +37,12 @@ LABELS = {
     "ks_think": "KS distance, think times",
 }
 SESSION_KEYS = ("jobs_per_session", "session_hours", "night_share_in_session", "batches_per_session", "continuation")
+#: The control for session signatures: the log's own jobs at their own submit times,
+#: replayed under EASY with exact estimates (as the fitted sites are simulated). Its
+#: sessions are the log's users' exactly; only the waits, hence the ends, are EASY's.
 EXACT_REPLAY = "conventional replay, exact estimates"
+#: The log whose wait times are blanked (scripts/validate_population.py, step 5).
+NO_WAIT_LOG = "SDSC-SP2"
 NO_WAIT_KEYS = ("jobs", "utilization", "daytime_share", "weekend_share", "users_per_week", "figure1_correlation")
 FIT_KEYS = {
     "batches_per_session": "batches per session",
@@ -258,8 +263,8 @@ def render(results: dict[str, Any]) -> str:
         *unruled_section(results),
         *replay_section(results),
     ]
-    if "blanked" in results.get("SDSC-SP2", {}):
-        lines += blanked_section(results["SDSC-SP2"])
+    if "blanked" in results.get(NO_WAIT_LOG, {}):
+        lines += blanked_section(results[NO_WAIT_LOG])
     if all("reacting" in r for r in results.values()):
         lines += reacting_section(results)
     else:
@@ -410,9 +415,9 @@ def replay_section(results: dict[str, Any]) -> list[str]:
 def blanked_section(r: dict[str, Any]) -> list[str]:
     starts = r["blanked_starts"]
     lines = [
-        "## A log without wait times: SDSC-SP2 with field 3 blanked",
+        f"## A log without wait times: {NO_WAIT_LOG} with field 3 blanked",
         "",
-        "Field 3 (wait) of SDSC-SP2 set to -1 on every job, then fitted with `sitesim fit`:",
+        f"Field 3 (wait) of {NO_WAIT_LOG} set to -1 on every job, then fitted with `sitesim fit`:",
         f"its starts are simulated by replaying the log under {starts.policy.upper()} ({starts.policy_from};",
         f"{starts.replayed:,} jobs replayed on {starts.nodes} nodes). Both fits are simulated under",
         "EASY on the nominal machine, same seeds, and measured against the log; the last",
