@@ -84,8 +84,15 @@ def _marked(mark: str) -> list[int]:
     return pids
 
 
-#: Ten one-year runs on two workers: several seconds after the first row is in, so the
-#: second sweep below always starts while this one still holds the CSV.
+def _signal_all(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:  # already gone
+            continue
+
+
+#: Ten one-year runs on two workers: nine are still to run when the first row is in.
 USERS = list(range(30, 40))
 SWEEP = ["--users", ",".join(map(str, USERS)), "--duration", "365", "-j", "2", "--no-progress"]
 
@@ -104,16 +111,21 @@ def test_a_killed_sweep_leaves_no_process_and_resumes_exactly(tmp_path: Path, si
     while not (out.exists() and len(out.read_text().splitlines()) >= 2):
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    assert len(_marked(mark)) >= 3  # the sweep, its forkserver and workers
+    helpers = [pid for pid in _marked(mark) if pid != proc.pid]
+    assert len(helpers) >= 2  # the sweep's forkserver and workers
+    # Its helpers are paused, so the sweep cannot finish however fast the machine is:
+    # the second sweep below and the signal always find it holding the CSV, mid-run.
+    _signal_all(helpers, signal.SIGSTOP)
     # A concurrent sweep on the same CSV is refused while this one runs.
     second = subprocess.run(argv, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             capture_output=True, text=True, timeout=120)
     assert second.returncode == 2 and "another sweep" in second.stderr
     proc.send_signal(signum)
-    proc.wait(timeout=30)
+    _signal_all(helpers, signal.SIGCONT)  # a stopped process would hold a SIGTERM pending
+    proc.wait(timeout=60)
     killed_at = time.monotonic()
     while _marked(mark):
-        assert time.monotonic() - killed_at < 5, f"left behind: {_marked(mark)}"
+        assert time.monotonic() - killed_at < 60, f"left behind: {_marked(mark)}"
         time.sleep(0.1)
     rerun = subprocess.run(argv, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            capture_output=True, text=True, timeout=600)
