@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.compiled import twin
-from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import duration, format_options, parse_options
+from sitesim.schedulers.ranked import RankedEasyScheduler
 from sitesim.workload.job import Job
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def _slope(text: str) -> float:
 
 
 @register
-class CreasyScheduler(EasyScheduler):
+class CreasyScheduler(RankedEasyScheduler):
     """EASY over an order by the value to the users waiting: presence / estimate."""
 
     name = "creasy"
@@ -149,12 +149,6 @@ class CreasyScheduler(EasyScheduler):
         # job that pass refused is refused again in any order (no more free or extra
         # nodes, a later end), so only the arrivals can start, in queue order.
         return False
-
-    def arrival_positions(self, arrived: list[Job]) -> list[int]:
-        """As the compiled queue arranged the queue for this pass, where it knows it (no
-        search through the queue)."""
-        found = None if self._ranked is None else self._ranked.positions(arrived)
-        return super().arrival_positions(arrived) if found is None else found
 
     def _rank(self, now: int) -> bool:
         """Put the queue in creasy's order at ``now``: the aged jobs in arrival order,

@@ -43,8 +43,8 @@ from attrs import asdict, define, field
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
 from sitesim.schedulers.compiled import twin
-from sitesim.schedulers.easy import EasyScheduler
 from sitesim.schedulers.options import choice, duration, format_options, parse_options, weight
+from sitesim.schedulers.ranked import RankedEasyScheduler
 from sitesim.workload.job import Job
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ QUEUE: type[MultifactorQueue] | None = None if _TWIN is None else _TWIN.Multifac
 
 
 @register
-class MultifactorScheduler(EasyScheduler):
+class MultifactorScheduler(RankedEasyScheduler):
     """Priority = weighted age, size and fair-share; EASY backfilling in priority order."""
 
     name = "multifactor"
@@ -328,12 +328,6 @@ class MultifactorScheduler(EasyScheduler):
         # last one when the head is the same (the kernel checks it): every job that pass
         # refused is refused again in any order, so only the arrivals can start.
         return False
-
-    def arrival_positions(self, arrived: list[Job]) -> list[int]:
-        """As the compiled queue arranged the queue for this pass, where it knows it (no
-        search through the queue)."""
-        found = None if self._ranked is None else self._ranked.positions(arrived)
-        return super().arrival_positions(arrived) if found is None else found
 
     def place(self, job: Job) -> None:
         ranked = self._ranked
