@@ -33,7 +33,7 @@ from sitesim.runs.trace_sources import TRACE_SOURCES, TraceFeed, TraceKind
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
-from sitesim.workload.swf import SwfReader
+from sitesim.workload.swf import SwfHeader, SwfReader
 
 if TYPE_CHECKING:  # moldable jobs: only runs that use them
     from sitesim.moldable.replace import MoldableSpec, Replacement
@@ -58,6 +58,9 @@ class ReplayConfig:
     estimates: str = _default("estimates")
     #: Machine size; None means the trace header's MaxProcs/MaxNodes (else 128).
     nodes: int | None = _default("nodes")
+    #: The log's sizes are processors of nodes given whole to jobs, this many each: a
+    #: job takes ceil(size / N) nodes (a fitted whole-node site's; docs/service.md).
+    processors_per_node: int = _default("processors_per_node")
     load_factor: float = _default("load_factor")
     seed: int = _default("seed")
     skip_malformed: bool = _default("skip_malformed")
@@ -132,6 +135,8 @@ class ReplayResult:
 
     def document(self) -> dict[str, Any]:
         config = attrs.asdict(self.config)
+        if config["processors_per_node"] == 1:  # replays in processors keep their summary bytes
+            del config["processors_per_node"]
         config["nodes_used"] = self.nodes
         return summary_document(
             "replay",
@@ -145,6 +150,16 @@ class ReplayResult:
                 **({} if self.productivity is None else {"productivity": self.productivity}),
             },
         )
+
+
+def trace_machine(header: SwfHeader, per_node: int) -> int | None:
+    """The machine a trace's header declares, in the replay's units: its MaxProcs (else
+    MaxNodes); with nodes of ``per_node`` processors given whole, its MaxNodes (else
+    MaxProcs / ``per_node``, rounded up)."""
+    if per_node == 1:
+        return header.machine_size()
+    procs = header.size("MaxProcs")
+    return header.size("MaxNodes") or (-(-procs // per_node) if procs else None)
 
 
 def _nothing_replayed(counts: ReplayCounts) -> str:
@@ -198,7 +213,7 @@ def run_replay(
         # Given, else the policy's own (a partitioned:FILE policy), else the trace header's.
         nodes = (
             machine_nodes(config.scheduler, config.nodes)
-            or reader.header.machine_size() or DEFAULT_NODES
+            or trace_machine(reader.header, config.processors_per_node) or DEFAULT_NODES
         )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
@@ -215,7 +230,8 @@ def run_replay(
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
         kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
         feed = TraceFeed(
-            run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback
+            run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback,
+            config.processors_per_node,
         )
         header = [
             *reader.header.lines,
