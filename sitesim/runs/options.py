@@ -249,7 +249,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("estimates", Text(metavar="MODEL"), "runtime estimates", _BOTH,
            {SITE: "exact", REPLAY: "trace"}),
     Option("nodes", Whole(1, MAX_NODES, "nodes"), "machine size (replay: the trace header's MaxProcs/MaxNodes"
-           " when not given)", _BOTH, {SITE: 128, REPLAY: None}),
+           " when not given; its MaxNodes with processors_per_node)", _BOTH, {SITE: 128, REPLAY: None}),
     Option("seed", Seed(), "the run's seed: every random draw derives from it", _BOTH, _both(0)),
     Option("processors_per_node", Whole(1, MAX_PROCESSORS_PER_NODE, "processors"), "the machine's nodes are"
            " given whole to jobs, this many processors each: a replayed log's sizes (processors) become nodes,"
