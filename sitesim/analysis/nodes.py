@@ -164,8 +164,11 @@ def node_allocation(header: SwfHeader, jobs: Sequence[TraceJob], *, starts_recor
         return NodeAllocation(max_nodes, max_procs, per_node, whole, "sizes", why, figures)
     figures.update(occupancy_figures(jobs, max_nodes, max_procs, per_node))
     over, full = figures["over_share"], figures["full_share"]
+    overflow = figures["overflow_share"]
     counted = (f"counted in whole nodes, the running jobs demanded more than {max_nodes} for {over:.1%} of the"
-               f" occupied time within {max_procs} processors (peak {figures['peak_node_demand']})")
+               f" occupied time within {max_procs} processors (peak {figures['peak_node_demand']}"
+               + (f"; the log ran over its {max_procs} processors for {overflow:.1%} of it, evidence of neither)"
+                  if overflow else ")"))
     if over > OVER_TOLERANCE:
         whole, verdict = False, "more than whole nodes could hold, so jobs shared nodes: the machine is its processors"
     elif full >= BINDING_SHARE:

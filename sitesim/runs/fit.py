@@ -119,6 +119,11 @@ class FitSummary:
     #: (``processors_per_node`` in the site file; :mod:`sitesim.analysis.nodes`).
     allocation: NodeAllocation | None = None
 
+    @property
+    def processors_per_node(self) -> int:
+        """The site's ``processors_per_node``: 1 unless the jobs were given whole nodes."""
+        return self.allocation.per_node if self.allocation is not None and self.allocation.whole else 1
+
 
 def _oversized(jobs: list[TraceJob], declared: int | None) -> Oversized | None:
     """The usable jobs larger than the header's machine (None without such jobs, or

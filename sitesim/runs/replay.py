@@ -33,7 +33,7 @@ from sitesim.runs.trace_sources import TRACE_SOURCES, TraceFeed, TraceKind
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.replay import ReplayCounts
-from sitesim.workload.swf import SwfHeader, SwfReader
+from sitesim.workload.swf import SwfReader
 
 if TYPE_CHECKING:  # moldable jobs: only runs that use them
     from sitesim.moldable.replace import MoldableSpec, Replacement
@@ -152,16 +152,6 @@ class ReplayResult:
         )
 
 
-def trace_machine(header: SwfHeader, per_node: int) -> int | None:
-    """The machine a trace's header declares, in the replay's units: its MaxProcs (else
-    MaxNodes); with nodes of ``per_node`` processors given whole, its MaxNodes (else
-    MaxProcs / ``per_node``, rounded up)."""
-    if per_node == 1:
-        return header.machine_size()
-    procs = header.size("MaxProcs")
-    return header.size("MaxNodes") or (-(-procs // per_node) if procs else None)
-
-
 def _nothing_replayed(counts: ReplayCounts) -> str:
     """Why a replay has no job: a run of no jobs has no meaningful metric."""
     if counts.read == 0:
@@ -213,7 +203,7 @@ def run_replay(
         # Given, else the policy's own (a partitioned:FILE policy), else the trace header's.
         nodes = (
             machine_nodes(config.scheduler, config.nodes)
-            or trace_machine(reader.header, config.processors_per_node) or DEFAULT_NODES
+            or reader.header.machine_size(config.processors_per_node) or DEFAULT_NODES
         )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")

@@ -130,3 +130,16 @@ def test_a_bad_processors_per_node_names_the_file_and_the_key(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and f"{site}: processors_per_node: " in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_whole_node_log_is_measured_in_nodes_against_its_site(whole: tuple[Path, Path], tmp_path: Path) -> None:
+    from sitesim.experiments.validation import trace_signatures
+
+    log, _site = whole
+    info = fit_log(log, tmp_path / "again")
+    assert info.processors_per_node == 4 and info.nodes == 4
+    in_nodes = trace_signatures(log, per_node=info.processors_per_node)
+    in_processors = trace_signatures(log)
+    assert set(in_nodes.sizes) == {1.0} == set(in_processors.sizes)  # one node, one processor
+    # the same node-seconds on 4 nodes, against processor-seconds on 14 processors
+    assert in_nodes.values["utilization"] == pytest.approx(in_processors.values["utilization"] * 14 / 4)
