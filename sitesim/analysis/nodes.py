@@ -157,7 +157,7 @@ def node_allocation(header: SwfHeader, jobs: Sequence[TraceJob], *, starts_recor
     machine = f"{max_nodes} nodes of {max_procs} processors, {per_node} per node (MaxProcs / MaxNodes rounded up)"
     by_sizes = multiples >= MULTIPLE_SHARE
     sizes_said = f"{multiples:.1%} of the sizes are multiples of {per_node}"
-    if not starts_recorded:
+    if not starts_recorded or not jobs:
         whole = by_sizes
         why = (f"{machine}; the log records no starts, so by its sizes: {sizes_said}: "
                + ("jobs given whole nodes" if whole else "jobs given processors"))
