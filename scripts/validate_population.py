@@ -175,7 +175,7 @@ def fit_one(name: str, path: Path, work: Path, gaps: str = "fixed", blank: bool 
     }
     if not blank and gaps == "fixed":
         # a log without waits is measured on the starts its fit simulated
-        log = trace_signatures(path, starts=info.starts)
+        log = trace_signatures(path, starts=info.starts, per_node=info.processors_per_node)
         fitted["log"] = log
         fitted["has_waits"] = info.starts is None
         fitted["replays"] = replays(path, duration, info.starts)

@@ -16,6 +16,9 @@ from sitesim.errors import InputError
 MAX_USERS = 1_000_000
 #: Nodes of a machine or partition (the largest machines have ~10 million cores).
 MAX_NODES = 10_000_000
+#: Processors of one node (``processors_per_node``: a log's sizes in processors become
+#: nodes); no node has more processors than a machine may have nodes.
+MAX_PROCESSORS_PER_NODE = MAX_NODES
 #: Any simulated time, in seconds: a run's duration, and an SWF log's submit, wait,
 #: run, requested and think times. 2**32 s is about 136 years, beyond any log (absolute
 #: Unix times until 2106 fit too).

@@ -9,7 +9,8 @@ that time), nor do whole-machine outages (long stretches with no start at all ar
 small part of it). So :func:`fit_service` fits the service as the delay before a job
 becomes eligible, by size class, from the log's fit-waits, served by a real policy
 on the nominal machine (:mod:`sitesim.schedulers.service`); and says what it
-concluded about the machine: nodes against processors, and whether queues owned
+concluded about the machine: nodes against processors (:mod:`sitesim.analysis.nodes`,
+which decides whether the site is simulated in nodes), and whether queues owned
 disjoint nodes.
 
 A log without wait times has nothing to measure: its starts were simulated under a
@@ -25,6 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.nodes import NodeAllocation, node_allocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
 
@@ -159,28 +161,28 @@ def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GA
     return rho
 
 
-def machine_findings(header: SwfHeader, jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
-    """Nodes against processors, and whether the log's queues owned disjoint nodes."""
-    max_nodes, max_procs = header.size("MaxNodes"), header.size("MaxProcs")
-    per_node = max_procs // max_nodes if max_nodes and max_procs and max_procs % max_nodes == 0 else 1
-    sizes = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
-    whole = bool(per_node > 1 and (sizes % per_node == 0).mean() >= 0.99)
-    if per_node == 1:
-        allocation = "one processor per node (MaxNodes = MaxProcs, or only one given): jobs take processors"
-    elif whole:
-        allocation = f"{per_node} processors per node, and jobs were given whole nodes"
-    else:
-        allocation = (f"{per_node} processors per node, jobs given processors (not whole nodes):"
-                      " the machine is its processors")
-    return {
+def machine_findings(
+    header: SwfHeader, jobs: Sequence[TraceJob], nodes: int, allocation: NodeAllocation | None = None
+) -> dict[str, Any]:
+    """Nodes against processors (``allocation``, measured on the log's jobs in
+    processors: :func:`sitesim.analysis.nodes.node_allocation`, which this measures on
+    ``jobs`` when not given), and whether the log's queues owned disjoint nodes
+    (``jobs`` and ``nodes`` in the simulated machine's units)."""
+    if allocation is None:
+        allocation = node_allocation(header, jobs)
+    found: dict[str, Any] = {
         "nodes": nodes,
-        "max_nodes": max_nodes,
-        "max_procs": max_procs,
-        "processors_per_node": per_node,
-        "whole_nodes": whole,
-        "allocation": allocation,
-        "queues": queue_findings(jobs, nodes),
+        "max_nodes": allocation.max_nodes,
+        "max_procs": allocation.max_procs,
+        "processors_per_node": allocation.per_node,
+        "whole_nodes": allocation.whole,
+        "allocation": allocation.why,
     }
+    if allocation.decided_by != "header":  # one processor per node keeps its provenance's bytes
+        found["decided_by"] = allocation.decided_by
+        found["measured"] = allocation.figures
+    found["queues"] = queue_findings(jobs, nodes)
+    return found
 
 
 def queue_findings(jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
@@ -206,14 +208,16 @@ def queue_findings(jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
 
 
 def fit_service(
-    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, *, policy: str = "easy", simulated: str | None = None
+    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, *, policy: str = "easy", simulated: str | None = None,
+    allocation: NodeAllocation | None = None,
 ) -> ServiceFit:
     """The fitted service of a log's kept jobs on a machine of ``nodes`` nodes.
 
     ``simulated``: how the starts were simulated, for a log without wait times (its
-    service is then ``policy``, with no delay)."""
+    service is then ``policy``, with no delay). ``allocation``: what the fit concluded
+    about nodes and processors (``jobs`` and ``nodes`` are then in its units)."""
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
-    machine = machine_findings(header, jobs, nodes)
+    machine = machine_findings(header, jobs, nodes, allocation)
     if simulated is not None:
         return ServiceFit(nodes, policy, (max(nodes, int(size.max())),), ((0.0, 0.0),), {
             "machine": machine,

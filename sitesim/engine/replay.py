@@ -92,6 +92,7 @@ class TraceReplay:
         rng: np.random.Generator | None = None,
         failures: bool = True,
         shaper: Callable[[Job], Job] | None = None,
+        per_node: int = 1,
     ) -> None:
         if not (load_factor > 0 and math.isfinite(load_factor) and math.isfinite(1.0 / load_factor)):
             raise InputError(
@@ -107,6 +108,9 @@ class TraceReplay:
         #: Called on each job at its submission instant (moldable replacement,
         #: docs/moldable.md): what it returns is submitted.
         self.shaper = shaper
+        #: Processors per node of a machine whose nodes go whole to jobs: a record's
+        #: size (processors) becomes its node demand (sitesim.workload.replay).
+        self.per_node = per_node
         self.counts = ReplayCounts()
         self.first_submit: int | None = None
         self._scale = 1.0 / load_factor
@@ -138,7 +142,7 @@ class TraceReplay:
         counts = self.counts
         nodes = self.site.machine.nodes
         admits = self.site.scheduler.admits
-        estimates, rng, failures = self.estimates, self.rng, self.failures
+        estimates, rng, failures, per_node = self.estimates, self.rng, self.failures, self.per_node
         previous = 0  # submit times are non-negative and non-decreasing
         reader = self.reader
         seen = SeenIds().add
@@ -154,7 +158,7 @@ class TraceReplay:
                     path=reader.path, line=reader.line, field="field 1 (job_number)",
                 )
             counts.read += 1
-            job = job_from_record(record, estimates, rng, failures=failures)
+            job = job_from_record(record, estimates, rng, failures=failures, per_node=per_node)
             if job is None:
                 counts.unknown += 1
                 continue

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import attrs
 from attrs import define
 from numpy.typing import ArrayLike, NDArray
 
 from sitesim.analysis.cleaning import clean_records
+from sitesim.analysis.nodes import node_demand
 from sitesim.analysis.population import PopulationAnalysis, analyze_population
 from sitesim.analysis.sessions import analyze_submission
 from sitesim.runs.starts import StartReplay
@@ -66,7 +68,8 @@ class TraceSignatures:
 
 
 def trace_signatures(
-    path: str | Path, *, nodes: int | None = None, duration: float | None = None, starts: StartReplay | None = None
+    path: str | Path, *, nodes: int | None = None, duration: float | None = None, starts: StartReplay | None = None,
+    per_node: int = 1,
 ) -> TraceSignatures:
     """Measure the trace at ``path`` (its header clock gives local time).
 
@@ -74,16 +77,20 @@ def trace_signatures(
     with it, only jobs submitted within the window count (a log's first months compare
     with a simulation of those months). ``starts``: a log without waits measured on the
     starts its fit simulated (``FitSummary.starts``), as the fit itself measured it.
+    ``per_node``: a whole-node log's processors per node (``FitSummary.processors_per_node``):
+    its sizes are measured as node demands, on its nodes, as its fitted site runs them.
     """
     with SwfReader(path) as reader:
         jobs, _ = clean_records(reader if starts is None else starts.fill(iter(reader)))
         header = reader.header
     if duration is not None:
         jobs = [j for j in jobs if j.submit < duration]
+    if per_node != 1:
+        jobs = [attrs.evolve(j, size=node_demand(j.size, per_node)) for j in jobs]
     clock = Clock.from_header(header)
     population: PopulationAnalysis = analyze_population(jobs, clock)
     values = population.signatures()
-    machine = nodes or header.machine_size() or max(j.size for j in jobs)
+    machine = nodes or header.machine_size(per_node) or max(j.size for j in jobs)
     window = duration or population.duration
     work = sum(j.size * min(j.run, max(0.0, window - j.submit - j.wait)) for j in jobs)
     values["utilization"] = work / (machine * window) if window > 0 else float("nan")

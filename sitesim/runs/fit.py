@@ -22,6 +22,13 @@ observations fall back to pooled ones (:mod:`sitesim.users.population`), and val
 beyond the limits the loaders set are capped at them and counted
 (:mod:`sitesim.analysis.bounds`; the report's ``# capped`` line).
 
+Nodes against processors (:mod:`sitesim.analysis.nodes`): when the header's nodes have
+several processors each and the log shows that its jobs were given whole nodes, the
+site is the log's nodes, and every size the fit measures is a job's node demand
+(``ceil(size / processors_per_node)``); ``site.toml`` then sets
+``processors_per_node``, so a replay of the log under the site divides its sizes the
+same way (docs/service.md, "The machine as the log describes it").
+
 Jobs larger than the machine the header declares are fitted as they are, and a run of
 the site clips them to the whole machine (``size_mapping = "clip"``): the fit says how
 many there are and the largest in its report (``# larger than the machine``) and in
@@ -42,10 +49,12 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 from attrs import define, field
 
 from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
+from sitesim.analysis.nodes import NodeAllocation, node_allocation
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.service import ServiceFit
 from sitesim.analysis.profiles import build_population_table
@@ -106,12 +115,19 @@ class FitSummary:
     oversized: Oversized | None = None
     #: The fitted machine and service (the site file's ``[service]``; docs/service.md).
     service: ServiceFit | None = None
+    #: Nodes against processors: with whole nodes, the site's sizes are node demands
+    #: (``processors_per_node`` in the site file; :mod:`sitesim.analysis.nodes`).
+    allocation: NodeAllocation | None = None
+
+    @property
+    def processors_per_node(self) -> int:
+        """The site's ``processors_per_node``: 1 unless the jobs were given whole nodes."""
+        return self.allocation.per_node if self.allocation is not None and self.allocation.whole else 1
 
 
-def _oversized(jobs: list[TraceJob], header: SwfHeader) -> Oversized | None:
+def _oversized(jobs: list[TraceJob], declared: int | None) -> Oversized | None:
     """The usable jobs larger than the header's machine (None without such jobs, or
     without a declared machine: then the machine is the largest job)."""
-    declared = header.machine_size()
     if declared is None:
         return None
     sizes = [j.size for j in jobs if j.size > declared]
@@ -196,8 +212,14 @@ def _fit_log(
             f"all {len(jobs)} usable jobs were submitted at one instant: no duration to fit", path=where
         )
     name = name or path.name.split(".swf")[0]
-    machine = header.machine_size() or min(max(j.size for j in jobs), MAX_NODES)
-    oversized = _oversized(jobs, header)
+    # Whole nodes (sitesim.analysis.nodes): the machine is its nodes, each job's size its
+    # node demand, in every table, the service and its calibration alike.
+    allocation = node_allocation(header, jobs, starts_recorded=starts is None)
+    if allocation.whole:
+        jobs = [attrs.evolve(j, size=allocation.size(j.size)) for j in jobs]
+    declared = allocation.nodes or header.machine_size()
+    machine = declared or min(max(j.size for j in jobs), MAX_NODES)
+    oversized = _oversized(jobs, declared)
     clock = Clock.from_header(header)
     analysis = analyze_jobs(
         jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(source), machine_size=machine
@@ -205,13 +227,14 @@ def _fit_log(
     command = f"sitesim fit {path.name}"
     table = build_table(analysis, [analysis], command)
     population = analyze_population(jobs, clock)
-    service = fit_log_service(jobs, machine, header, starts)
+    service = fit_log_service(jobs, machine, header, starts, allocation)
     provenance = {
         "file": path.name,
         "sha256_uncompressed": analysis.sha256,
         "cleaning": report.to_dict(),
         "starts": starts.to_dict() if starts is not None else {"simulated": False, "from": "field 3 (wait)"},
-        "machine_size_from": "header" if header.machine_size() else "largest job",
+        "machine_size_from": ("header (MaxNodes: jobs given whole nodes)" if allocation.whole
+                              else "header" if header.machine_size() else "largest job"),
         **({"larger_than_machine": oversized.to_dict()} if oversized is not None else {}),
         "clock_from": clock.describe(),
         "service": service.findings,
@@ -240,6 +263,8 @@ def _fit_log(
         *(['empirical = "empirical.json"'] if complete else []),
         f"users = {users}",
         f"nodes = {machine}",
+        *([f"# machine: {allocation.why}", f"processors_per_node = {allocation.per_node}"]
+          if allocation.whole else []),
         f"duration = {max(days, 1 / 86400):.6f}",
         'size_mapping = "clip"',
         "runtime_scale = 1.0",
@@ -251,7 +276,8 @@ def _fit_log(
         write_table(staged.path("population.json"), pop_table)
         write_text(staged.path("site.toml"), lines)
         _check_loadable(staged.path("empirical.json") if complete else None, where)
-    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped, oversized, service)
+    return FitSummary(users, len(jobs), days, machine, clock, complete, starts, capped, oversized, service,
+                      allocation)
 
 
 def _check_loadable(empirical: Path | None, where: str) -> None:

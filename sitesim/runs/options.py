@@ -34,8 +34,8 @@ from attrs import define
 
 from sitesim.errors import InputError
 from sitesim.limits import (
-    MAX_JOBS, MAX_LOAD_FACTOR, MAX_NODES, MAX_RUNTIME_SCALE, MAX_SECONDS, MAX_USERS, MIN_LOAD_FACTOR,
-    MIN_RUNTIME_SCALE, check_number, check_range, check_seed, years,
+    MAX_JOBS, MAX_LOAD_FACTOR, MAX_NODES, MAX_PROCESSORS_PER_NODE, MAX_RUNTIME_SCALE, MAX_SECONDS, MAX_USERS,
+    MIN_LOAD_FACTOR, MIN_RUNTIME_SCALE, check_number, check_range, check_seed, years,
 )
 
 SITE = "site"
@@ -249,8 +249,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("estimates", Text(metavar="MODEL"), "runtime estimates", _BOTH,
            {SITE: "exact", REPLAY: "trace"}),
     Option("nodes", Whole(1, MAX_NODES, "nodes"), "machine size (replay: the trace header's MaxProcs/MaxNodes"
-           " when not given)", _BOTH, {SITE: 128, REPLAY: None}),
+           " when not given; its MaxNodes with processors_per_node)", _BOTH, {SITE: 128, REPLAY: None}),
     Option("seed", Seed(), "the run's seed: every random draw derives from it", _BOTH, _both(0)),
+    Option("processors_per_node", Whole(1, MAX_PROCESSORS_PER_NODE, "processors"), "the machine's nodes are"
+           " given whole to jobs, this many processors each: a replayed log's sizes (processors) become nodes,"
+           " ceil(size / N); a site's sizes already are nodes (sitesim fit writes it; docs/service.md)", _BOTH,
+           _both(1)),
     # Site-level runs: the users.
     Option("users", Whole(1, MAX_USERS, "users"), "number of simulated users", _SITE_ONLY, {SITE: 10},
            short="-u"),

@@ -58,6 +58,9 @@ class ReplayConfig:
     estimates: str = _default("estimates")
     #: Machine size; None means the trace header's MaxProcs/MaxNodes (else 128).
     nodes: int | None = _default("nodes")
+    #: The log's sizes are processors of nodes given whole to jobs, this many each: a
+    #: job takes ceil(size / N) nodes (a fitted whole-node site's; docs/service.md).
+    processors_per_node: int = _default("processors_per_node")
     load_factor: float = _default("load_factor")
     seed: int = _default("seed")
     skip_malformed: bool = _default("skip_malformed")
@@ -132,6 +135,8 @@ class ReplayResult:
 
     def document(self) -> dict[str, Any]:
         config = attrs.asdict(self.config)
+        if config["processors_per_node"] == 1:  # replays in processors keep their summary bytes
+            del config["processors_per_node"]
         config["nodes_used"] = self.nodes
         return summary_document(
             "replay",
@@ -198,7 +203,7 @@ def run_replay(
         # Given, else the policy's own (a partitioned:FILE policy), else the trace header's.
         nodes = (
             machine_nodes(config.scheduler, config.nodes)
-            or reader.header.machine_size() or DEFAULT_NODES
+            or reader.header.machine_size(config.processors_per_node) or DEFAULT_NODES
         )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
@@ -215,7 +220,8 @@ def run_replay(
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
         kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
         feed = TraceFeed(
-            run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback
+            run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback,
+            config.processors_per_node,
         )
         header = [
             *reader.header.lines,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.starts import StartReplay
@@ -19,14 +20,17 @@ from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
-def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None) -> ServiceFit:
+def fit_log_service(
+    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None, allocation: NodeAllocation
+) -> ServiceFit:
     """The service of a log: measured from its waits and calibrated against a replay of
     the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
-    simulated, the policy that simulated them."""
+    simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
+    of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
     if starts is None:
-        return calibrate(jobs, fit_service(jobs, nodes, header))
+        return calibrate(jobs, fit_service(jobs, nodes, header, allocation=allocation))
     return fit_service(jobs, nodes, header, policy=starts.policy,
-                       simulated=f"under {starts.policy}, {starts.policy_from}")
+                       simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 
 
 def service_lines(fit: ServiceFit) -> list[str]:

@@ -73,6 +73,10 @@ class SiteConfig:
     scheduler: str = _default("scheduler")
     estimates: str = _default("estimates")
     nodes: int = _default("nodes")
+    #: Processors per node of a machine whose nodes go whole to jobs: a fitted site's
+    #: sizes are already nodes (sitesim fit), so a site run only says so in its trace's
+    #: header, and keeps it for a replay of the log under the site (docs/service.md).
+    processors_per_node: int = _default("processors_per_node")
     #: Simulated seconds; None runs until ``max_jobs`` jobs have all ended.
     duration: int | None = _default("duration")
     max_jobs: int | None = _default("max_jobs")
@@ -159,6 +163,8 @@ class SiteResult:
         config = attrs.asdict(self.config)
         if config["population"] is None:  # the paper's sites keep their summary bytes
             del config["population"]
+        if config["processors_per_node"] == 1:  # as do sites of one processor per node
+            del config["processors_per_node"]
         return summary_document(
             "site",
             config,
@@ -188,6 +194,8 @@ def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK, note: str | N
         f" empirical {empirical}, size mapping {c.size_mapping}, runtime scale {c.runtime_scale},"
         f" duration {c.duration}, max jobs {c.max_jobs}, seed {c.seed}",
         *([f"; Note: population {Path(c.population).name}"] if c.population else []),
+        *([f"; Note: sizes are whole nodes of {c.processors_per_node} processors each (processors_per_node)"]
+          if c.processors_per_node != 1 else []),
         *([f"; Note: {note}"] if note else []),
         "; Note: field 17 = the job of the user's previous batch that ended last (the"
         " completion the user waited for); field 18 = submit time minus that end; -1 in a"

@@ -174,9 +174,10 @@ def site_config(
 def replay_on_site(base: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
     """Replay options (``given``, from the command line) on a site file's machine and
     policy (``base``, :func:`load_site_file`): ``sitesim -c LOG --site FILE`` replays the
-    log on a fitted site's machine under its fitted service. Only the machine and the
-    policy are taken (the rest of a site describes simulated users); a policy given on
-    top runs on the site's machine as in :func:`site_config`."""
+    log on a fitted site's machine under its fitted service. Only the machine (its
+    nodes, and the processors per node a whole-node site's log sizes are divided by)
+    and the policy are taken (the rest of a site describes simulated users); a policy
+    given on top runs on the site's machine as in :func:`site_config`."""
     out = dict(given)
     site_policy = base.get("scheduler")
     if "scheduler" not in out:
@@ -186,6 +187,8 @@ def replay_on_site(base: dict[str, Any], given: dict[str, Any]) -> dict[str, Any
         out["scheduler"] = under(site_policy, out["scheduler"])
     if "nodes" not in out and "nodes" in base and machine_nodes(out.get("scheduler"), None) is None:
         out["nodes"] = base["nodes"]
+    if "processors_per_node" not in out and "processors_per_node" in base:
+        out["processors_per_node"] = base["processors_per_node"]
     return out
 
 

@@ -48,10 +48,13 @@ class TraceFeed:
     shaper: Replacement | None
     #: A replay with feedback's session starts (``--feedback``); None in the open model.
     session_starts: str | None
+    #: Processors per node of a machine whose nodes go whole to jobs (1: sizes as recorded).
+    per_node: int = 1
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments every :class:`TraceReplay` takes after its three."""
-        return {"load_factor": self.load_factor, "rng": self.rng, "failures": self.failures, "shaper": self.shaper}
+        return {"load_factor": self.load_factor, "rng": self.rng, "failures": self.failures, "shaper": self.shaper,
+                "per_node": self.per_node}
 
 
 class TraceKind:

@@ -58,17 +58,22 @@ def job_from_record(
     rng: np.random.Generator | None,
     *,
     failures: bool = True,
+    per_node: int = 1,
 ) -> Job | None:
     """The simulated job for a trace record, or None when size or runtime is unknown.
 
     With ``failures``, a record of status 0 becomes a failing job: its recorded runtime
-    already is the time to failure, so only the label changes.
+    already is the time to failure, so only the label changes. With ``per_node``, the
+    record's processors are on nodes of that many given whole to jobs: the job takes
+    ``ceil(size / per_node)`` nodes (:func:`sitesim.analysis.nodes.node_demand`).
     """
     size = record.allocated_processors
     if size <= 0:
         size = record.requested_processors
     if size <= 0 or record.run_time < 0:
         return None
+    if per_node != 1:
+        size = -(-size // per_node)
     runtime = int(record.run_time)
     requested = int(record.requested_time)
     # Status 0 is also what a job killed at its requested time gets (sitesim writes it

@@ -76,8 +76,14 @@ class SwfHeader:
             )
         return number
 
-    def machine_size(self) -> int | None:
-        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``; else None."""
+    def machine_size(self, per_node: int = 1) -> int | None:
+        """Machine size declared by the trace: ``MaxProcs``, else ``MaxNodes``; else None.
+
+        ``per_node``: the machine's nodes go whole to jobs, that many processors each
+        (``processors_per_node``), so it is counted in nodes: ``MaxNodes``, else
+        ``MaxProcs / per_node`` rounded up."""
         procs = self.size("MaxProcs")
         nodes = self.size("MaxNodes")
+        if per_node != 1:
+            return nodes if nodes is not None else (-(-procs // per_node) if procs is not None else None)
         return procs if procs is not None else nodes

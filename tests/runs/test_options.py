@@ -27,6 +27,7 @@ SAMPLES: dict[str, tuple[Any, str, Any]] = {
     "estimates": ("f:2", "f:2", "f:2"),
     "nodes": (64, "64", 64),
     "seed": (7, "7", 7),
+    "processors_per_node": (4, "4", 4),
     "users": (3, "3", 3),
     "submittal": ("closed", "closed", "closed"),
     "workpool": ("failing", "failing", "failing"),

@@ -12,6 +12,7 @@ from sitesim.errors import InputError
 from sitesim.workload.swf import (
     N_FIELDS,
     WHOLE_FIELDS,
+    SwfHeader,
     SwfReader,
     SwfRecord,
     format_record,
@@ -54,6 +55,13 @@ def test_parse_keeps_ints_and_floats() -> None:
     assert record.used_memory == 2.5
     assert record.think_time == 30
     assert len(record.values()) == N_FIELDS
+
+
+def test_a_machine_of_whole_nodes_is_counted_in_nodes() -> None:
+    both = SwfHeader(["; MaxNodes: 57", "; MaxProcs: 178"])
+    assert both.machine_size() == 178 and both.machine_size(4) == 57
+    assert SwfHeader(["; MaxProcs: 178"]).machine_size(4) == 45  # 178 / 4, rounded up
+    assert SwfHeader([]).machine_size(4) is None
 
 
 def test_round_trip_values_and_bytes(sample: Path, tmp_path: Path) -> None:
