@@ -20,8 +20,10 @@ Two ways of laying down a batch's later jobs are counted:
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from attrs import define
 
 from sitesim.analysis.cleaning import TraceJob
@@ -98,3 +100,40 @@ def batch_splits(
                 new_sessions += idle > threshold
                 latest = max(latest, submit + waits[job.job] + job.run)
     return BatchSplits(sessions, jobs_in, gaps, after_start, new_batches, new_sessions)
+
+
+def session_hours(jobs: Sequence[TraceJob], waits: Mapping[int, float], threshold: float = SESSION_THRESHOLD) -> float:
+    """Mean length (h) of the log's own sessions, first submission to last end, when
+    their jobs wait ``waits`` instead: the sessions stay the log's (cut on its own
+    waits), only their ends move. A session with a job missing from ``waits`` is left out."""
+    lengths = []
+    for seq in user_sequences(jobs).values():
+        start, end, whole = 0.0, 0.0, False
+        for job, role in zip(seq, job_roles(seq, threshold), strict=True):
+            if role.new_session:
+                if whole:
+                    lengths.append(end - start)
+                start, end, whole = job.submit, job.submit, True
+            if job.job not in waits:
+                whole = False
+            else:
+                end = max(end, job.submit + waits[job.job] + job.run)
+        if whole:
+            lengths.append(end - start)
+    return float(np.mean(lengths)) / 3600 if lengths else float("nan")
+
+
+def shuffled_waits(jobs: Sequence[TraceJob], rng: np.random.Generator) -> dict[int, float]:
+    """The log's own waits dealt again among each user's jobs of one size class (powers
+    of two): every user keeps its waits by size exactly, and what a wait has to do with
+    the user's gaps and sessions is broken. The best a service could do that drew each
+    job's wait knowing its user and size perfectly, but not what the user does next."""
+    groups: dict[tuple[int, int], list[TraceJob]] = defaultdict(list)
+    for job in jobs:
+        groups[job.user, max(job.size, 1).bit_length()].append(job)
+    dealt: dict[int, float] = {}
+    for key in sorted(groups):
+        group = groups[key]
+        order = rng.permutation(len(group))
+        dealt.update((job.job, group[int(k)].wait) for job, k in zip(group, order, strict=True))
+    return dealt

@@ -13,9 +13,10 @@ from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit, fit_service
+from sitesim.analysis.wait_states import state_shifts
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.starts import StartReplay
-from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
+from sitesim.schedulers.service import SERVICE_TABLE, STATES, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
@@ -24,7 +25,12 @@ def fit_log_service(jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, sta
     the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
     simulated, the policy that simulated them."""
     if starts is None:
-        return calibrate(jobs, fit_service(jobs, nodes, header))
+        fit = fit_service(jobs, nodes, header)
+        if fit.levels == "per-user":
+            # measured before the calibration, which replays the service with them
+            fit.level_states = tuple(state_shifts(jobs, fit.size_classes))
+            fit.findings["service"]["level_states"] = {"states": list(STATES), "shift": list(fit.level_states)}
+        return calibrate(jobs, fit)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}")
 
@@ -55,6 +61,9 @@ def level_lines(table: dict[str, Any]) -> list[str]:
         f'levels = "{table["levels"]}"',
         "level_gaps = [" + ", ".join(f"{g:.0f}" for g in table["level_gaps"]) + "]",
         "level_rho = [" + ", ".join(f"{r:g}" for r in table["level_rho"]) + "]",
+        *([f"# and shifted by the user's state at the submission ({', '.join(STATES)})",
+           "level_states = [" + ", ".join(f"{v:g}" for v in table["level_states"]) + "]"]
+          if "level_states" in table else []),
     ]
 
 

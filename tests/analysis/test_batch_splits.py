@@ -47,3 +47,28 @@ def test_a_batch_with_a_job_not_replayed_is_left_out_whole() -> None:
 def test_an_unknown_anchor_is_refused() -> None:
     with pytest.raises(ValueError, match="anchor"):
         batch_splits(WAITED, {}, anchor="end")
+
+
+def test_the_logs_sessions_end_later_when_their_jobs_wait_longer() -> None:
+    from sitesim.analysis.batch_splits import session_hours
+
+    own = {j.job: j.wait for j in WAITED}
+    assert session_hours(WAITED, own) == pytest.approx(6010 / 3600)  # 0 .. job 3's end
+    longer = {**own, 3: 7200}
+    assert session_hours(WAITED, longer) == pytest.approx((6010 + 7200) / 3600)
+    assert session_hours(WAITED, {1: 0}) != session_hours(WAITED, {1: 0})  # nan: none whole
+
+
+def test_shuffled_waits_keep_each_users_waits_by_size_and_are_seeded() -> None:
+    import numpy as np
+
+    from sitesim.analysis.batch_splits import shuffled_waits
+
+    jobs = [tj(k, 10 * k, 5, wait=100 * k, user=1 + k % 2, size=1 + (k % 3 == 0) * 7) for k in range(1, 13)]
+    dealt = shuffled_waits(jobs, np.random.default_rng(1))
+    assert dealt == shuffled_waits(jobs, np.random.default_rng(1))
+    for user in (1, 2):
+        for size in (1, 8):
+            group = [j for j in jobs if j.user == user and j.size == size]
+            assert sorted(dealt[j.job] for j in group) == sorted(j.wait for j in group)
+    assert any(dealt[j.job] != j.wait for j in jobs)
