@@ -12,7 +12,11 @@ then each of the log's batches laid down again at the log's gaps with the replay
 waits (:func:`sitesim.analysis.batch_splits.batch_splits`): the gaps at which every
 earlier job of the batch had ended, and of them those idle past 20 minutes, where the
 analysis cuts the session; the same with each gap measured from the previous job's
-start where it had started in the log (``anchor="start"``). In the closed loop the
+start where it had started in the log (``anchor="start"``); and the log's own sessions
+with the replay's waits, their members kept, only their ends moved. A control for both:
+the log's own waits dealt again among each user's jobs of one size class (seeded),
+the best a service could do that knew each user's waits by size but not what the user
+does next. In the closed loop the
 users wait for a batch's end before the next, so batches can only come apart: the
 jobs per session the cuts leave is what the analysis of a closed loop loses against
 the users' own sessions. Development logs only: the held-out pair is not measured.
@@ -27,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sitesim.analysis.batch_splits import batch_splits
+from sitesim.analysis.batch_splits import batch_splits, session_hours as hours_with, shuffled_waits
 from sitesim.analysis.cleaning import TraceJob, clean_records
 from sitesim.analysis.sessions import analyze_submission
 from sitesim.experiments.validation import session_hours
@@ -63,9 +67,14 @@ def measure(name: str, trace: Path, seeds: int, work: Path) -> list[str]:
     on_site = replay_on_site(load_site_file(site / "site.toml"), {})
     log = kept_jobs(trace)
     mine = sessions(log, trace)
+    control = shuffled_waits(log, np.random.default_rng(0))
+    dealt = batch_splits(log, control)
     lines = [f"{name}: log: jobs/session {mine['jobs_per_session']:.2f}, batches/session "
              f"{mine['batches_per_session']:.2f}, session length {mine['session_hours']:.2f} h, "
-             f"mean wait {mine['mean_wait']:,.0f} s"]
+             f"mean wait {mine['mean_wait']:,.0f} s",
+             f"  control, the log's waits dealt among each user's jobs of a size class: {dealt.new_sessions:,} gaps past "
+             f"20 min (+{dealt.new_sessions / dealt.sessions:.1%} sessions): jobs/session {dealt.jobs_per_session[1]:.2f}; "
+             f"the log's sessions {hours_with(log, control):.2f} h"]
     for seed in range(seeds):
         out = work / name / f"service-{seed}"
         run_replay(ReplayConfig(str(trace), seed=seed, **on_site), out=out, progress=False)
@@ -83,7 +92,8 @@ def measure(name: str, trace: Path, seeds: int, work: Path) -> list[str]:
             f"previous job started), {kept.new_batches:,} come apart, {kept.new_sessions:,} past 20 min "
             f"(+{kept.new_sessions / kept.sessions:.1%} sessions): jobs/session {kept.jobs_per_session[0]:.2f} -> "
             f"{kept.jobs_per_session[1]:.2f}; gaps from the previous start: {anchored.new_batches:,} and "
-            f"{anchored.new_sessions:,} -> {anchored.jobs_per_session[1]:.2f}"
+            f"{anchored.new_sessions:,} -> {anchored.jobs_per_session[1]:.2f}; the log's sessions with these "
+            f"waits {hours_with(log, waits):.2f} h"
         )
     return lines
 
