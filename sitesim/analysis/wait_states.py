@@ -26,8 +26,10 @@ import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import SESSION_THRESHOLD, job_roles, user_sequences
-from sitesim.schedulers.service import STATES
 
+#: The states of a user at a submission, in the order ``level_states`` lists them
+#: (sitesim.schedulers.service reads them).
+STATES = ("in a batch", "continuing", "opening")
 #: A state with fewer jobs than this gets no shift.
 MIN_JOBS = 30
 #: The shifts are kept within +-this (the deviation around a shift has the variance

@@ -13,10 +13,10 @@ from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit, fit_service
-from sitesim.analysis.wait_states import state_shifts
+from sitesim.analysis.wait_states import STATES, state_shifts
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.starts import StartReplay
-from sitesim.schedulers.service import SERVICE_TABLE, STATES, ServiceSpec
+from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 

@@ -76,10 +76,6 @@ SQRT2 = sqrt(2.0)
 #: How a job's level (the uniform its delay is read at) is drawn: ``"per-job"`` (the
 #: first: tables without ``levels`` read as it) or ``"per-user"`` (module docstring).
 LEVELS = ("per-job", "per-user")
-#: The states of a user that shift its jobs' levels (``level_states``, in this order):
-#: some earlier job still waiting or running; all ended within the session threshold;
-#: neither (sitesim.analysis.wait_states measures them on a log).
-STATES = ("in a batch", "continuing", "opening")
 #: The service's stream is spawned from the run's seed and this key, so a service that
 #: draws leaves every other stream of the run as it was.
 STREAM_KEY = 33
@@ -113,10 +109,12 @@ class DelayModel:
             if len(self.level_rho) != len(self.level_gaps) + 1 or any(not 0 <= r < 1 for r in self.level_rho):
                 raise InputError("one correlation in [0, 1) per gap class (one more than level_gaps) is needed",
                                  field="service.level_rho")
-            if self.level_states and (len(self.level_states) != len(STATES)
-                                      or any(not -1 < v < 1 for v in self.level_states)):
-                raise InputError(f"{len(STATES)} shifts in (-1, 1) are needed ({', '.join(STATES)})",
-                                 field="service.level_states")
+            if self.level_states:
+                from sitesim.analysis.wait_states import STATES  # numpy: only where states are drawn
+
+                if len(self.level_states) != len(STATES) or any(not -1 < v < 1 for v in self.level_states):
+                    raise InputError(f"{len(STATES)} shifts in (-1, 1) are needed ({', '.join(STATES)})",
+                                     field="service.level_states")
         elif self.level_gaps or self.level_rho or self.level_states:
             raise InputError('only with levels = "per-user"', field="service.level_gaps" if self.level_gaps
                              else "service.level_rho" if self.level_rho else "service.level_states")
@@ -238,7 +236,8 @@ def _split(arg: str | None) -> tuple[str, str | None]:
 
 class UserStates:
     """What each user is doing, as a scheduler sees it: how many of its jobs have not
-    ended, and when the latest ended (``level_states``: :data:`STATES`)."""
+    ended, and when the latest ended (``level_states``: the states of
+    :data:`sitesim.analysis.wait_states.STATES`)."""
 
     __slots__ = ("pending", "latest", "threshold")
 
@@ -251,7 +250,7 @@ class UserStates:
         self.threshold = SESSION_THRESHOLD
 
     def submitted(self, user: int, now: int) -> int:
-        """``user``'s state (an index in :data:`STATES`) as it submits a job at ``now``;
+        """``user``'s state (an index in :data:`~sitesim.analysis.wait_states.STATES`) as it submits a job at ``now``;
         the job then counts as not ended."""
         pending = self.pending.get(user, 0)
         self.pending[user] = pending + 1
