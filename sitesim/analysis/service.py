@@ -116,6 +116,9 @@ class ServiceFit:
     levels: str = "per-job"
     level_gaps: tuple[float, ...] = ()
     level_rho: tuple[float, ...] = ()
+    #: Per user state at a submission, the shift of a job's level (``level_states``:
+    #: sitesim.analysis.wait_states); empty, none.
+    level_states: tuple[float, ...] = ()
 
 
 #: The levels of a fitted service with delays: per user, correlated by the time since

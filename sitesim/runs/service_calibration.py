@@ -99,7 +99,7 @@ class _Starts:
 
 def delay_model(fit: ServiceFit) -> DelayModel:
     """The delays of a fitted service, as a run reads them."""
-    return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho)
+    return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho, fit.level_states)
 
 
 def replay_waits(jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel, seed: int = SEED) -> np.ndarray:

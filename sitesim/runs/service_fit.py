@@ -14,6 +14,7 @@ from typing import Any
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
+from sitesim.analysis.wait_states import STATES, state_shifts
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.starts import StartReplay
 from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
@@ -28,7 +29,12 @@ def fit_log_service(
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
     if starts is None:
-        return calibrate(jobs, fit_service(jobs, nodes, header, allocation=allocation))
+        fit = fit_service(jobs, nodes, header, allocation=allocation)
+        if fit.levels == "per-user":
+            # measured before the calibration, which replays the service with them
+            fit.level_states = tuple(state_shifts(jobs, fit.size_classes))
+            fit.findings["service"]["level_states"] = {"states": list(STATES), "shift": list(fit.level_states)}
+        return calibrate(jobs, fit)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 
@@ -59,6 +65,9 @@ def level_lines(table: dict[str, Any]) -> list[str]:
         f'levels = "{table["levels"]}"',
         "level_gaps = [" + ", ".join(f"{g:.0f}" for g in table["level_gaps"]) + "]",
         "level_rho = [" + ", ".join(f"{r:g}" for r in table["level_rho"]) + "]",
+        *([f"# and shifted by the user's state at the submission ({', '.join(STATES)})",
+           "level_states = [" + ", ".join(f"{v:g}" for v in table["level_states"]) + "]"]
+          if "level_states" in table else []),
     ]
 
 

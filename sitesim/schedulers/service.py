@@ -38,6 +38,17 @@ gives each job its recorded wait instead, the log's own service). The table hold
   minute, 0.39-0.49 beyond an hour: docs/service.md). Drawn apart, the jobs of a batch
   waited unlike the log's: some ended long before the next submission, and the
   analysis cut the batch, and the session, there.
+- ``level_states`` (optional, ``"per-user"`` only): three shifts of a job's normal
+  score by what its user was doing when it was submitted: some earlier job of the user
+  still waiting or running (*in a batch*), all ended at most
+  :data:`~sitesim.analysis.sessions.SESSION_THRESHOLD` before (*continuing* a
+  session), or neither (*opening* one). The score is the shift plus the user's
+  autoregression scaled by √(1 − shift²), so over the log's mix of states it keeps
+  variance one. Why: in the logs, jobs that continue a session waited far less than
+  the others of their size, jobs in a batch somewhat more (docs/service.md, "The
+  user's state"), and a scheduler sees that state (which of a user's jobs ended, and
+  when); without it, the service gave the jobs of a session's later batches the waits
+  of any job, and sessions ran hours too long. Tables without the key draw as before.
 """
 
 from __future__ import annotations
@@ -83,6 +94,9 @@ class DelayModel:
     #: previous submission, and each class's correlation (one more: the last is beyond).
     level_gaps: tuple[float, ...] = ()
     level_rho: tuple[float, ...] = ()
+    #: ``"per-user"``: the shift of a job's score by its user's state (in a batch,
+    #: continuing, opening: module docstring); empty, none.
+    level_states: tuple[float, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.levels not in LEVELS:
@@ -95,9 +109,15 @@ class DelayModel:
             if len(self.level_rho) != len(self.level_gaps) + 1 or any(not 0 <= r < 1 for r in self.level_rho):
                 raise InputError("one correlation in [0, 1) per gap class (one more than level_gaps) is needed",
                                  field="service.level_rho")
-        elif self.level_gaps or self.level_rho:
+            if self.level_states:
+                from sitesim.analysis.wait_states import STATES  # numpy: only where states are drawn
+
+                if len(self.level_states) != len(STATES) or any(not -1 < v < 1 for v in self.level_states):
+                    raise InputError(f"{len(STATES)} shifts in (-1, 1) are needed ({', '.join(STATES)})",
+                                     field="service.level_states")
+        elif self.level_gaps or self.level_rho or self.level_states:
             raise InputError('only with levels = "per-user"', field="service.level_gaps" if self.level_gaps
-                             else "service.level_rho")
+                             else "service.level_rho" if self.level_rho else "service.level_states")
         if not self.size_classes or len(self.size_classes) != len(self.delays):
             raise InputError("size_classes and delays need one entry per class", field="service.delays")
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
@@ -144,7 +164,7 @@ class ServiceSpec:
     def from_table(cls, table: Any, where: str) -> ServiceSpec:
         if not isinstance(table, dict):
             raise InputError("must be a table ([service])", path=where, field=SERVICE_TABLE)
-        known = {"nodes", "policy", "size_classes", "delays", "levels", "level_gaps", "level_rho"}
+        known = {"nodes", "policy", "size_classes", "delays", "levels", "level_gaps", "level_rho", "level_states"}
         for key in table:
             if key not in known:
                 raise InputError(f"unknown key (known: {', '.join(sorted(known))})", path=where,
@@ -166,14 +186,14 @@ class ServiceSpec:
         if not isinstance(levels, str):
             raise InputError(f"one of {', '.join(LEVELS)} is needed", path=where, field=f"{SERVICE_TABLE}.levels")
         numbers = {}
-        for key in ("level_gaps", "level_rho"):
+        for key in ("level_gaps", "level_rho", "level_states"):
             value = table.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
                 raise InputError("an array of numbers is needed", path=where, field=f"{SERVICE_TABLE}.{key}")
             numbers[key] = tuple(float(v) for v in value)
         try:
             model = DelayModel(tuple(classes), tuple(tuple(float(v) for v in r) for r in rows), levels,
-                               numbers["level_gaps"], numbers["level_rho"])
+                               numbers["level_gaps"], numbers["level_rho"], numbers["level_states"])
         except InputError as exc:
             raise InputError(exc.message, path=where, field=exc.field) from None
         return cls(nodes, policy, model)
@@ -188,6 +208,8 @@ class ServiceSpec:
             "levels": self.delays.levels,
             "level_gaps": list(self.delays.level_gaps),
             "level_rho": list(self.delays.level_rho),
+            # only when set: a table written before the key reads and writes as it was
+            **({"level_states": list(self.delays.level_states)} if self.delays.level_states else {}),
         }
 
 
@@ -210,6 +232,37 @@ def _split(arg: str | None) -> tuple[str, str | None]:
             raise InputError("service:FILE@POLICY needs a policy after '@'", field="--scheduler")
         return path, policy
     return arg, None
+
+
+class UserStates:
+    """What each user is doing, as a scheduler sees it: how many of its jobs have not
+    ended, and when the latest ended (``level_states``: the states of
+    :data:`sitesim.analysis.wait_states.STATES`)."""
+
+    __slots__ = ("pending", "latest", "threshold")
+
+    def __init__(self) -> None:
+        from sitesim.analysis.sessions import SESSION_THRESHOLD  # numpy: only where states are drawn
+
+        self.pending: dict[int, int] = {}
+        self.latest: dict[int, int] = {}
+        #: A user whose jobs all ended at most this long ago continues its session.
+        self.threshold = SESSION_THRESHOLD
+
+    def submitted(self, user: int, now: int) -> int:
+        """``user``'s state (an index in :data:`~sitesim.analysis.wait_states.STATES`) as it submits a job at ``now``;
+        the job then counts as not ended."""
+        pending = self.pending.get(user, 0)
+        self.pending[user] = pending + 1
+        if pending:
+            return 0
+        latest = self.latest.get(user)
+        return 1 if latest is not None and now - latest <= self.threshold else 2
+
+    def ended(self, user: int, now: int) -> None:
+        """One of ``user``'s jobs ended at ``now``."""
+        self.pending[user] -= 1
+        self.latest[user] = now
 
 
 @register
@@ -235,6 +288,10 @@ class ServiceScheduler(HoldScheduler):
         self._users: dict[int, tuple[int, float]] | None = {} if delays.levels == "per-user" else None
         self._gaps, self._rho = delays.level_gaps, delays.level_rho
         self._rest = tuple(sqrt(1.0 - r * r) for r in self._rho)
+        #: ``level_states``: per state, the shift and the deviation's scale; per user,
+        #: its jobs not yet ended and its latest end (None: no states).
+        self._shifts = tuple((m, sqrt(1.0 - m * m)) for m in delays.level_states)
+        self.states = UserStates() if self._shifts else None
 
     @classmethod
     def _load(cls, arg: str | None) -> tuple[ServiceSpec, str]:
@@ -306,6 +363,9 @@ class ServiceScheduler(HoldScheduler):
                 k = bisect_right(self._gaps, now - last[0])
                 score = self._rho[k] * last[1] + self._rest[k] * score
             users[job.user] = (now, score)
+            if self.states is not None:
+                shift, scale = self._shifts[self.states.submitted(job.user, now)]
+                score = shift + scale * score
             delay = self.delays.at_level(job.size, 0.5 * (1.0 + erf(score / SQRT2)))
         if delay > 0:
             self.held_jobs += 1
@@ -314,6 +374,11 @@ class ServiceScheduler(HoldScheduler):
         else:
             assert self.base is not None
             self.base.enqueue(job, now)
+
+    def job_ended(self, job: Job, now: int) -> None:
+        if self.states is not None and job.user >= 0:
+            self.states.ended(job.user, now)
+        super().job_ended(job, now)
 
     def note(self) -> str | None:
         assert self.base is not None

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from sitesim.errors import InputError
 from sitesim.runs.sitefile import load_site_file, replay_on_site, site_config
 from sitesim.schedulers import make_scheduler
-from sitesim.schedulers.service import DelayModel, ServiceScheduler, ServiceSpec
+from sitesim.schedulers.service import DelayModel, ServiceScheduler, ServiceSpec, UserStates
 from sitesim.workload.job import Job
 from tests.helpers import job, run_jobs
 from tests.schedulers.test_invariants import EXAMPLES, _fresh, check_common, workloads
@@ -189,3 +189,75 @@ def test_a_gap_on_an_edge_is_in_the_class_above_it_as_the_fit_measures_it() -> N
     model = DelayModel((1,), ((0.0, 1000.0),), "per-user", (60.0,), (0.0, 0.99))
     delays = _levels_run(model, 60)
     assert np.corrcoef(delays[:, :-1].ravel(), delays[:, 1:].ravel())[0, 1] > 0.9
+
+
+def _state_run(model: DelayModel, think: int, users: int = 60, per_user: int = 40) -> np.ndarray:
+    """The delays given to each user's jobs after its first, each submitted ``think`` s
+    after its previous one ended (negative: while it still ran), one row per user."""
+    scheduler = ServiceScheduler(10_000, make_scheduler("easy", 10_000), model, spec="service:test")
+    scheduler.use_seed(3)
+    out = np.zeros((users, per_user))
+    now = 0
+    for k in range(per_user + 1):
+        for u in range(users):
+            seq = k * users + u
+            j = Job(id=seq + 1, submit=now, size=1, runtime=10, estimate=10, user=u, seq=seq)
+            scheduler.enqueue(j, now)
+            if k:
+                out[u, k - 1] = next((t for t, _, x in scheduler.held if x is j), now) - now
+            if think >= 0:
+                assert scheduler.states is not None or model.level_states == ()
+                if scheduler.states is not None:  # ended at once: the next comes think s later
+                    scheduler.states.ended(u, now)
+        scheduler.held.clear()
+        now += think if think >= 0 else 100
+    return out
+
+
+def test_user_states_follow_the_users_jobs_as_the_session_analysis_cuts() -> None:
+    states = UserStates()
+    assert states.submitted(1, 0) == 2  # a user's first job opens a session
+    assert states.submitted(1, 5) == 0  # submitted while the first has not ended: in a batch
+    states.ended(1, 100)
+    assert states.submitted(1, 150) == 0  # one of the two still runs
+    states.ended(1, 200)
+    states.ended(1, 300)
+    assert states.submitted(1, 1500) == 1  # 1,200 s after the latest end: still continuing
+    states.ended(1, 1600)
+    assert states.submitted(1, 2801) == 2  # past the threshold: opening
+    assert states.submitted(2, 2801) == 2  # users apart
+
+
+def test_level_states_shift_a_jobs_level_by_what_its_user_was_doing() -> None:
+    # delays = level * 1000 s; a user continuing its session draws low, one in a batch high
+    row = (0.0, 1000.0)
+    model = DelayModel((1,), (row,), "per-user", (60.0,), (0.0, 0.0), (0.6, -0.8, 0.0))
+    in_batch, continuing, opening = _state_run(model, -1), _state_run(model, 600), _state_run(model, 1201)
+    assert 650 < in_batch.mean() < 800  # Phi(0.6)'s neighbourhood, the spread scaled by 0.8
+    assert 150 < continuing.mean() < 300
+    assert 450 < opening.mean() < 550  # no shift: uniform
+    # exactly 1,200 s after the latest end is still continuing, as the analysis counts it
+    assert _state_run(model, 1200).mean() < 300
+    # without states, the same draws as before the key: every state alike
+    plain = DelayModel((1,), (row,), "per-user", (60.0,), (0.0, 0.0))
+    assert np.array_equal(_state_run(plain, -1), _state_run(plain, 600))
+
+
+def test_level_states_are_read_checked_and_written_only_when_set(tmp_path: Path) -> None:
+    path = tmp_path / "site.toml"
+    base = ('users = 3\nnodes = 4\n\n[service]\nnodes = 4\nsize_classes = [4]\ndelays = [[0, 100]]\n'
+            'levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5, 0.1]\n')
+    plain = ServiceSpec.from_table(tomllib.loads(base)["service"], "x")
+    assert "level_states" not in plain.to_table()
+    path.write_text(base + "level_states = [0.2, -0.8, 0]\n", encoding="utf-8")
+    spec = ServiceSpec.from_table(tomllib.loads(path.read_text())["service"], str(path))
+    assert spec.delays.level_states == (0.2, -0.8, 0.0)
+    assert ServiceSpec.from_table(spec.to_table(), "x") == spec
+    for text in (base + "level_states = [0.2, -0.8]\n", base + "level_states = [0.2, -1.0, 0]\n",
+                 base + 'level_states = "low"\n',
+                 base.replace('levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5, 0.1]\n', "")
+                 + "level_states = [0.2, -0.8, 0]\n"):
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            make_scheduler(f"service:{path}", 4)
+        assert err.value.field == "service.level_states" and err.value.path == str(path), text

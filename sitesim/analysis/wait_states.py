@@ -1,0 +1,86 @@
+"""How a job's wait depended on what its user was doing when it was submitted.
+
+Measured on the development logs (docs/service.md, "The user's state"): by the state
+of its user at its submission, as the session analysis sees it
+(:mod:`sitesim.analysis.sessions`) and as a scheduler can (it knows which of a user's
+jobs have ended, and when):
+
+- *in a batch*: some earlier job of the user still waits or runs;
+- *continuing*: every earlier job has ended, the latest at most 20 minutes before
+  (the user is at its desk, going on with its session);
+- *opening*: otherwise (a user's first job, or the first after an absence).
+
+Jobs that continue a session waited far less than the others of their size (CTC-SP2:
+median 18 s against 2,623 s for jobs opening one), jobs in a batch somewhat more. Each
+state's mean normal score of the jobs' *levels* (where a job's wait falls in its size
+class's distribution, :class:`sitesim.schedulers.service.DelayModel`) is what the
+fitted service shifts a job's level by (``level_states``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import NormalDist
+
+import numpy as np
+
+from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.sessions import SESSION_THRESHOLD, job_roles, user_sequences
+
+#: The states of a user at a submission, in the order ``level_states`` lists them
+#: (sitesim.schedulers.service reads them).
+STATES = ("in a batch", "continuing", "opening")
+#: A state with fewer jobs than this gets no shift.
+MIN_JOBS = 30
+#: The shifts are kept within +-this (the deviation around a shift has the variance
+#: 1 - shift^2, so the scores' overall variance stays one: sitesim.schedulers.service).
+MAX_SHIFT = 0.9
+
+
+def state_of(think: float | None, threshold: float = SESSION_THRESHOLD) -> int:
+    """The index in :data:`STATES` of a job whose think time is ``think`` (None: a user's first)."""
+    if think is None or think > threshold:
+        return 2
+    return 0 if think < 0 else 1
+
+
+def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:
+    """Per job, the mean normal score of where its wait falls among its class's waits.
+
+    A job whose wait has ``k`` equal ones (ties, most of all at zero) holds the share
+    ``k / n`` of its class's levels; its score is the standard normal's mean over that
+    share, so the scores of a class average zero exactly, ties or not."""
+    normal = NormalDist()
+    scores = np.zeros(len(wait))
+    for c in np.unique(size_class):
+        members = np.flatnonzero(size_class == c)
+        values, inverse, counts = np.unique(wait[members], return_inverse=True, return_counts=True)
+        upper = np.cumsum(counts) / len(members)
+        lower = upper - counts / len(members)
+        density = np.array([normal.pdf(normal.inv_cdf(p)) if 0 < p < 1 else 0.0 for p in np.concatenate([lower, upper])])
+        mean = (density[: len(values)] - density[len(values):]) / (upper - lower)
+        scores[members] = mean[inverse]
+    return scores
+
+
+def state_shifts(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> list[float]:
+    """Per state (:data:`STATES`), the mean normal score of its jobs' levels within their
+    size class (classes: upper edges ``size_classes``, the last taking every larger job),
+    rounded to 3 decimals and kept within +-:data:`MAX_SHIFT`."""
+    ordered: list[TraceJob] = []
+    states: list[int] = []
+    for seq in user_sequences([j for j in jobs if j.user >= 0]).values():
+        ordered.extend(seq)
+        states.extend(state_of(role.think) for role in job_roles(seq))
+    if not ordered:
+        return [0.0] * len(STATES)
+    size = np.fromiter((j.size for j in ordered), np.int64, len(ordered))
+    klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+    scores = level_scores(klass, np.fromiter((j.wait for j in ordered), np.float64, len(ordered)))
+    state = np.asarray(states)
+    shifts = []
+    for k in range(len(STATES)):
+        mine = scores[state == k]
+        value = float(mine.mean()) if len(mine) >= MIN_JOBS else 0.0
+        shifts.append(round(min(max(value, -MAX_SHIFT), MAX_SHIFT), 3))
+    return shifts

@@ -1,0 +1,40 @@
+"""The users' states at submission and how their jobs waited, on hand-made traces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sitesim.analysis.wait_states import MIN_JOBS, level_scores, state_of, state_shifts
+from tests.analysis.helpers import tj
+
+
+def test_the_state_follows_the_think_time_as_the_session_analysis_cuts() -> None:
+    assert [state_of(t) for t in (None, -5.0, 0.0, 1200.0, 1200.5)] == [2, 0, 1, 1, 2]
+
+
+def test_level_scores_average_zero_per_class_and_give_ties_one_score() -> None:
+    klass = np.array([0, 0, 0, 0, 1, 1])
+    wait = np.array([0.0, 0.0, 10.0, 20.0, 5.0, 5.0])
+    scores = level_scores(klass, wait)
+    assert scores[0] == scores[1] < 0 < scores[2] < scores[3]
+    assert scores[:4].mean() == pytest.approx(0.0, abs=1e-12)
+    assert scores[4] == scores[5] == 0.0  # all alike: the whole normal, mean zero
+    # the lower half of a normal has mean -phi(0) / 0.5
+    assert scores[0] == pytest.approx(-2 * 0.3989422804014327)
+
+
+def test_jobs_continuing_a_session_that_waited_less_get_a_negative_shift() -> None:
+    # each user: a batch of two (the second submitted while the first waits), a job
+    # continuing 60 s after the batch ended (short wait), and one opening a session a
+    # day later (long wait)
+    jobs = []
+    for u in range(MIN_JOBS):
+        t = 200_000 * u
+        jobs += [tj(4 * u + 1, t, 10, wait=500, user=u), tj(4 * u + 2, t + 100, 10, wait=600, user=u),
+                 tj(4 * u + 3, t + 770, 10, wait=1, user=u), tj(4 * u + 4, t + 90_000, 10, wait=700, user=u)]
+    in_batch, continuing, opening = state_shifts(jobs, [1])
+    assert continuing < -0.5 and in_batch > 0 and opening > 0
+    # too few jobs in a state: no shift
+    assert state_shifts(jobs[:8], [1]) == [0.0, 0.0, 0.0]
+    assert state_shifts([], [1]) == [0.0, 0.0, 0.0]
