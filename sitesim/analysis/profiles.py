@@ -7,9 +7,12 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
 - ``widths``, ``gaps``, ``thinks``: batch widths, gaps inside batches, think times
   within sessions;
 - ``absences``: from the end of one session (its last completion) to the start of the
-  user's next one, in *operational* time of the weekly session-start cycle
-  (:class:`~sitesim.workload.calendar.Warp`), so a simulated absence laid down from
-  any hour lands on the log's hours and weekdays; ``gaps_operational``: the gaps inside
+  user's next one, in *operational* time of the user's own weekly cycle of session
+  starts (:class:`~sitesim.workload.calendar.Warp`; the site's cycle reweighted by the
+  user's ``start_day_counts``, its session starts per hour of the day, shrunk towards
+  the site's by ``day_cycle_strength``: :mod:`sitesim.analysis.day_cycles`), so a
+  simulated absence laid down from any hour lands on the user's hours and the log's
+  weekdays (``"absence_cycle": "own"``); ``gaps_operational``: the gaps inside
   batches, measured in operational time of their own cycle, that of the log's
   submissions inside batches (``gap_weights``; long gaps in real time carry daytime
   batches into the night, and the session starts' cycle stretched night batches apart);
@@ -40,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sitesim.analysis.bounds import Capped
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, day_counts, own_cycle, prior_strength, site_profile
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
@@ -109,7 +113,6 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     a population may hold is an input error instead: its width is tied to its jobs and
     gaps, and no cap keeps them in line."""
     curve = continuation_curve(pa.batch_response, pa.batch_continued, RESPONSE_EDGES)
-    warp = Warp(pa.clock, pa.session_starts.weekly)
     gap_weights = _gap_weights(pa)
     gap_warp = Warp(pa.clock, gap_weights)
     capped = Capped()
@@ -133,7 +136,14 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     def hours(times: list[float]) -> list[int]:
         return [int(h) for h in clock.hour_of_week(times)] if times else []
 
-    for u, (lo, hi) in zip(pa.users, _user_batches(pa), strict=True):
+    # Each user's session starts by the hour of the day, and how far the users' own
+    # hours are drawn towards the site's (sitesim/analysis/day_cycles.py).
+    start_counts = [day_counts(hours([u.first, *(b for _, b in u.session_breaks)])) for u in pa.users]
+    strength = float(f"{prior_strength(start_counts):.6g}")
+    profile = site_profile(start_counts)
+
+    for u, (lo, hi), counts in zip(pa.users, _user_batches(pa), start_counts, strict=True):
+        own = Warp(pa.clock, own_cycle(pa.session_starts.weekly, counts, profile, strength))
         if max(u.widths) > widest:
             raise InputError(f"user {u.user} submitted a batch of {max(u.widths):,} jobs, more than the {widest:,.0f}"
                              " a fitted population may hold")
@@ -150,7 +160,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "gaps": within("gaps", u.gaps),
                 "gaps_operational": within("gaps_operational", (gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs)),
                 "thinks": within("thinks", u.thinks),
-                "absences": within("absences", (warp.forward(b) - warp.forward(a) for a, b in u.session_breaks)),
+                "absences": within("absences", (own.forward(b) - own.forward(a) for a, b in u.session_breaks)),
                 "runs": [[s, r, k] for (s, r), (_, _, k) in zip(jobs([(s, r) for s, r, _ in u.runs]), u.runs, strict=True)],
                 "jobs_in_order": [[s, r] for s, r in jobs(u.jobs_in_order)],
                 "waits_in_order": within("waits_in_order", u.waits_in_order),
@@ -158,6 +168,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "continue_offset": _num(round(offset, 4)),
                 "batch_hours": hours(u.batch_starts),
                 "absence_hours": hours([a for a, _ in u.session_breaks]),
+                "start_day_counts": counts,
             }
         )
     if capped.total:  # per key: how many values were moved onto [low, high]
@@ -184,6 +195,8 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "batches": "resampled",
         "day_parts": DAY_PARTS,
         "session_start_weights": [int(v) for v in pa.session_starts.weekly],
+        "absence_cycle": ABSENCE_CYCLES[-1],
+        "day_cycle_strength": _num(strength),
         "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),
         "users": users,

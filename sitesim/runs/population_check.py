@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sitesim.analysis.day_cycles import HOURS, prior_strength_of
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
 from sitesim.limits import MAX_DAY_PARTS, POPULATION_BOUNDS
@@ -97,6 +98,11 @@ def check_population(data: Any, where: str) -> None:
         if isinstance(parts, bool) or not isinstance(parts, int) or not 1 <= parts <= MAX_DAY_PARTS:
             raise InputError(f"must be a whole number in 1..{MAX_DAY_PARTS}, got {parts!r}", path=where,
                              field="day_parts")
+    if isinstance(data, dict) and "day_cycle_strength" in data:
+        try:
+            prior_strength_of(data["day_cycle_strength"])
+        except ValueError as exc:
+            raise InputError(str(exc).removeprefix("day_cycle_strength "), path=where, field="day_cycle_strength") from None
     if isinstance(data, dict):
         for key in _CYCLES:
             if key in data:
@@ -118,6 +124,15 @@ def check_population(data: Any, where: str) -> None:
                 if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 168:
                     raise InputError(f"{value!r} is not an hour of the week in 0..167", path=where,
                                      field=f"users[{i}].{key}[{j}]")
+        if "start_day_counts" in user:
+            counts = user["start_day_counts"]
+            if not isinstance(counts, list) or len(counts) != HOURS:
+                raise InputError(f"must be a list of {HOURS} session-start counts (00:00 first)", path=where,
+                                 field=f"users[{i}].start_day_counts")
+            for j, value in enumerate(counts):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise InputError(f"{value!r} is not a count of session starts", path=where,
+                                     field=f"users[{i}].start_day_counts[{j}]")
         for j, value in enumerate(user.get("widths") or []):
             if not _within(value, *_WIDTHS):
                 raise InputError(f"{value!r} is not a batch width in {_WIDTHS[0]:.0f}..{_WIDTHS[1]:.0f}", path=where,

@@ -263,8 +263,9 @@ class PopulationUser:
                 if not p.absences:  # no user of the log came back (UNOBSERVED)
                     break
                 now = float(env.now)
-                # The absence is laid down in operational time of the weekly cycle.
-                warp = self.population.warp
+                # The absence is laid down in operational time of the weekly cycle: the
+                # user's own where the table has one (docs/population.md, "Each user's own hours").
+                warp = p.absence_warp or self.population.warp
                 u = self.when.random()
                 if self._decks is None:
                     absence = _pick(p.absences, u)

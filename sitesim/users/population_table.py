@@ -31,6 +31,12 @@ deals, in the first round of them in a visit, only those that end before its
 departure (``within_span``, what ``sitesim fit`` writes), or any (``any``, tables
 without the key; docs/population.md, "The end of a visit").
 
+By the ``absence_cycle`` key (:data:`ABSENCE_CYCLES`), a user's absences are laid
+down in operational time of the site's weekly cycle of session starts (``site``, tables
+without the key), or of the user's own (``own``, what ``sitesim fit`` writes: the site's
+cycle reweighted by the user's session starts per hour of the day,
+:mod:`sitesim.analysis.day_cycles`; docs/population.md, "Each user's own hours").
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
@@ -48,6 +54,7 @@ from typing import Any
 from attrs import define
 
 from sitesim.analysis.continuation import ContinuationCurve, adjusted
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, own_cycle, prior_strength_of, site_profile
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
 from sitesim.limits import MAX_DAY_PARTS
@@ -107,6 +114,9 @@ class Profile:
     #: (``"last_absence": "within_span"``, and the absences are its own: a user of one
     #: session, drawing the pooled ones, had none within its visit).
     fills_visit: bool = False
+    #: The weekly cycle the user's absences are laid down in: its own
+    #: (``"absence_cycle": "own"``), or None for the site's (:attr:`FittedPopulation.warp`).
+    absence_warp: Warp | None = None
 
     def part(self, k: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]]:
         """Opening batches, later batches and absences of part ``k`` of the day."""
@@ -181,6 +191,10 @@ class FittedPopulation:
         last_absence = data.get("last_absence", LAST_ABSENCE[0])
         if last_absence not in LAST_ABSENCE:
             raise ValueError(f"unknown last_absence {last_absence!r} ({' or '.join(LAST_ABSENCE)})")
+        absence_cycle = data.get("absence_cycle", ABSENCE_CYCLES[0])
+        if absence_cycle not in ABSENCE_CYCLES:
+            raise ValueError(f"unknown absence_cycle {absence_cycle!r} ({' or '.join(ABSENCE_CYCLES)})")
+        own_warps = _own_warps(data, clock) if absence_cycle == "own" else [None] * len(users)
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
@@ -217,7 +231,7 @@ class FittedPopulation:
             return first or both, later or both
 
         profiles = []
-        for u, (first, later) in zip(users, split, strict=True):
+        for u, (first, later), own_warp in zip(users, split, own_warps, strict=True):
             opening, going_on = batches(first, later)
             absences = own(u, "absences", float)
             parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
@@ -237,6 +251,7 @@ class FittedPopulation:
                     later_batches=going_on,
                     parts=parts,
                     fills_visit=resampled and last_absence == "within_span" and bool(u["absences"]),
+                    absence_warp=own_warp,
                 )
             )
         return cls(
@@ -254,6 +269,19 @@ class FittedPopulation:
 
     def users(self) -> int:
         return len(self.profiles)
+
+
+def _own_warps(data: dict[str, Any], clock: Clock) -> list[Warp]:
+    """Each user's own weekly cycle of session starts (``"absence_cycle": "own"``), built
+    as the fit built the one it measured the user's absences in."""
+    counts = [[int(c) for c in u["start_day_counts"]] for u in data["users"]]
+    for u, c in zip(data["users"], counts, strict=True):
+        if len(c) != 24:
+            raise ValueError(f"user {u.get('user')}: start_day_counts has {len(c)} hours, not {HOURS}")
+    strength = prior_strength_of(data["day_cycle_strength"])
+    profile = site_profile(counts)
+    weekly = data["session_start_weights"]
+    return [Warp(clock, own_cycle(weekly, c, profile, strength)) for c in counts]
 
 
 def _batches(user: dict[str, Any], largest: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...]]:

@@ -50,6 +50,9 @@ DAMAGE = {
     "negative think time": (_set("thinks", (0,), -5.0), "thinks[0]: -5.0"),
     "hour beyond the week": (_set("batch_hours", (0,), 168), "batch_hours[0]: 168 is not an hour of the week"),
     "fractional hour": (_set("absence_hours", (0,), 2.5), "absence_hours[0]: 2.5 is not an hour of the week"),
+    "a day of 23 hours": (lambda d: d["users"][0].__setitem__("start_day_counts", [1] * 23),
+                          "start_day_counts: must be a list of 24"),
+    "negative start count": (_set("start_day_counts", (3,), -1), "start_day_counts[3]: -1 is not a count"),
 }
 
 
@@ -97,6 +100,15 @@ def test_day_parts_out_of_range_are_refused(fitted: Path, tmp_path: Path, parts:
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "population.json: day_parts:" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("strength", [0, -1, 1e9, True, "30"])
+def test_day_cycle_strength_out_of_range_is_refused(fitted: Path, tmp_path: Path, strength: Any,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__("day_cycle_strength", strength))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "population.json: day_cycle_strength:" in err and "Traceback" not in err, err
 
 
 def test_the_fitted_population_runs(fitted: Path) -> None:
