@@ -256,10 +256,13 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     given = _stored(_given(args, options.REPLAY), options.REPLAY)
     _partitions(args, given)
     origin = None
+    taken: set[str] = set()
     if args.site is not None:  # the site's machine and policy (a fitted site's service)
         from sitesim.runs.sitefile import load_site_file, replay_on_site, site_path
 
-        given = replay_on_site(load_site_file(args.site), given)
+        on_site = replay_on_site(load_site_file(args.site), given)
+        taken = set(on_site) - set(given)
+        given = on_site
         origin = str(site_path(args.site))
     try:
         config = ReplayConfig(**given)
@@ -273,7 +276,10 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         return run_replay_command(args, config)
     started = time.perf_counter()
-    result = run_replay(config, out=args.out, debug=args.debug)
+    from sitesim.runs.sitefile import blamed_on_site
+
+    with blamed_on_site(origin or "", taken):
+        result = run_replay(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
     counts = result.counts
     print(SYSTEM_HEADER)

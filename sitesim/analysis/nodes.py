@@ -34,13 +34,13 @@ as before (:data:`MULTIPLE_SHARE` of them multiples of ``p``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import ceil
 from typing import Any
 
 import numpy as np
 from attrs import define
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.workload.nodes import node_demand, processors_per_node
 from sitesim.workload.swf_header import SwfHeader
 
 #: Share of the log's occupied time during which the jobs' node demands may sum over
@@ -56,20 +56,6 @@ BINDING_SHARE = 0.01
 #: count as whole-node on its sizes alone (a log without starts, or one whose
 #: occupancy never reached the nodes): then processors and nodes are one machine.
 MULTIPLE_SHARE = 0.99
-
-
-def processors_per_node(header: SwfHeader) -> int:
-    """``ceil(MaxProcs / MaxNodes)``; 1 when either is missing or there are more nodes
-    than processors (a header that counts the other way)."""
-    max_nodes, max_procs = header.size("MaxNodes"), header.size("MaxProcs")
-    if not max_nodes or not max_procs or max_procs <= max_nodes:
-        return 1
-    return ceil(max_procs / max_nodes)
-
-
-def node_demand(size: int, per_node: int) -> int:
-    """The fewest nodes of ``per_node`` processors a job of ``size`` processors holds."""
-    return -(-size // per_node)
 
 
 @define(slots=True, frozen=True)
@@ -108,7 +94,7 @@ def occupancy_figures(jobs: Sequence[TraceJob], max_nodes: int, max_procs: int, 
     start = np.fromiter((j.submit + j.wait for j in jobs), np.float64, n)
     run = np.fromiter((j.run for j in jobs), np.float64, n)
     size = np.fromiter((j.size for j in jobs), np.int64, n)
-    demand = -(-size // per_node)
+    demand = -(-size // per_node)  # node_demand, the same rule, on the whole array at once
     times = np.concatenate([start, start + run])
     order = np.argsort(times, kind="stable")
     steps, counts = np.unique(times[order], return_counts=True)

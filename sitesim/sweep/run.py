@@ -126,11 +126,15 @@ class PointRun:
             settings = point.settings()
             if self.root is not None:
                 settings["trace"] = str(Path(self.root) / settings["trace"])
-            if point.site is not None:  # on the site's machine, by the rule ``-c LOG --site`` follows
-                from sitesim.runs.sitefile import load_site_file, replay_on_site
+            from sitesim.runs.sitefile import blamed_on_site, load_site_file, replay_on_site, site_path
 
-                settings = replay_on_site(load_site_file(point.site), settings)
-            replayed = run_replay(ReplayConfig(**settings))
+            origin, taken = "", set[str]()
+            if point.site is not None:  # on the site's machine, by the rule ``-c LOG --site`` follows
+                on_site = replay_on_site(load_site_file(point.site), settings)
+                origin, taken = str(site_path(point.site)), set(on_site) - set(settings)
+                settings = on_site
+            with blamed_on_site(origin, taken):  # a value the site gave is blamed on the site
+                replayed = run_replay(ReplayConfig(**settings))
             return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
         if point.mode == "site":
             from sitesim.runs.site import run_site
