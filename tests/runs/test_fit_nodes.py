@@ -183,3 +183,21 @@ def test_processors_per_node_the_header_does_not_declare_is_blamed_where_given(
     keyed = one_line_error(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "b")], capsys)
     assert f"{site}: processors_per_node: 2 processors per node" in keyed
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_the_validation_script_replays_a_whole_node_log_in_its_nodes(
+    whole: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))  # the script's own helpers sit beside it
+    spec = importlib.util.spec_from_file_location("validate_population", scripts / "validate_population.py")
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    log, _site = whole
+    info = fit_log(log, log.parent / "again")
+    rows = script.replays(log, 12 * DAY, info.starts, info.processors_per_node)
+    # In nodes the log's second four wait for the first (in processors, on 14, none would).
+    assert rows["conventional replay"]["mean_wait"] > 500
