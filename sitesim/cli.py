@@ -15,6 +15,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -276,9 +277,12 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         return run_replay_command(args, config)
     started = time.perf_counter()
-    from sitesim.runs.sitefile import blamed_on_site
+    blamed: AbstractContextManager[None] = nullcontext()
+    if origin is not None:  # a value the site gave is blamed on the site (sitefile only then: it is heavy)
+        from sitesim.runs.sitefile import blamed_on_site
 
-    with blamed_on_site(origin or "", taken):
+        blamed = blamed_on_site(origin, taken)
+    with blamed:
         result = run_replay(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
     counts = result.counts

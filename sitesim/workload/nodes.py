@@ -11,12 +11,17 @@ a header counts its machine with it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sitesim.errors import InputError
 
-if TYPE_CHECKING:  # only annotations: the header module counts its machine with node_demand
-    from sitesim.workload.swf_header import SwfHeader
+
+class SwfHeader(Protocol):
+    """What is asked of a log's header (:class:`sitesim.workload.swf_header.SwfHeader`,
+    which counts its machine with :func:`node_demand`, so it is not imported here): a
+    machine size it declares under a key, None when it does not."""
+
+    def size(self, key: str) -> int | None: ...
 
 
 def node_demand(size: int, per_node: int) -> int:
