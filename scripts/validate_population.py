@@ -116,8 +116,10 @@ def beyond_machine(trace: Path, nodes: int) -> dict[str, float]:
     }
 
 
-def replays(path: Path, duration: float, starts: Any) -> dict[str, dict[str, float]]:
-    """The log replayed under EASY: conventionally, with feedback, and with exact estimates."""
+def replays(path: Path, duration: float, starts: Any, per_node: int = 1) -> dict[str, dict[str, float]]:
+    """The log replayed under EASY: conventionally, with feedback, and with exact estimates;
+    ``per_node``: a whole-node log's processors per node (its fit's), so it is replayed in
+    the nodes its site was fitted in."""
     from sitesim.runs.replay import ReplayConfig, run_replay
 
     rows = {}
@@ -128,7 +130,8 @@ def replays(path: Path, duration: float, starts: Any) -> dict[str, dict[str, flo
             (EXACT_REPLAY, None, "exact"),
         ):
             out = Path(tmp) / label.replace(" ", "-").replace(",", "")
-            config = ReplayConfig(trace=str(path), scheduler="easy", feedback=feedback, estimates=estimates)
+            config = ReplayConfig(trace=str(path), scheduler="easy", feedback=feedback, estimates=estimates,
+                                  processors_per_node=per_node)
             result = run_replay(config, out=out)
             sig = trace_signatures(out / "schedule.swf", nodes=result.nodes, duration=duration)
             s = result.summary
@@ -178,7 +181,7 @@ def fit_one(name: str, path: Path, work: Path, gaps: str = "fixed", blank: bool 
         log = trace_signatures(path, starts=info.starts, per_node=info.processors_per_node)
         fitted["log"] = log
         fitted["has_waits"] = info.starts is None
-        fitted["replays"] = replays(path, duration, info.starts)
+        fitted["replays"] = replays(path, duration, info.starts, info.processors_per_node)
     return fitted
 
 

@@ -15,6 +15,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -256,10 +257,13 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     given = _stored(_given(args, options.REPLAY), options.REPLAY)
     _partitions(args, given)
     origin = None
+    taken: set[str] = set()
     if args.site is not None:  # the site's machine and policy (a fitted site's service)
         from sitesim.runs.sitefile import load_site_file, replay_on_site, site_path
 
-        given = replay_on_site(load_site_file(args.site), given)
+        on_site = replay_on_site(load_site_file(args.site), given)
+        taken = set(on_site) - set(given)
+        given = on_site
         origin = str(site_path(args.site))
     try:
         config = ReplayConfig(**given)
@@ -273,7 +277,13 @@ def _replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         return run_replay_command(args, config)
     started = time.perf_counter()
-    result = run_replay(config, out=args.out, debug=args.debug)
+    blamed: AbstractContextManager[None] = nullcontext()
+    if origin is not None:  # a value the site gave is blamed on the site (sitefile only then: it is heavy)
+        from sitesim.runs.sitefile import blamed_on_site
+
+        blamed = blamed_on_site(origin, taken)
+    with blamed:
+        result = run_replay(config, out=args.out, debug=args.debug)
     elapsed = time.perf_counter() - started
     counts = result.counts
     print(SYSTEM_HEADER)

@@ -34,13 +34,13 @@ as before (:data:`MULTIPLE_SHARE` of them multiples of ``p``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import ceil
 from typing import Any
 
 import numpy as np
 from attrs import define
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.workload.nodes import node_demand, processors_per_node
 from sitesim.workload.swf_header import SwfHeader
 
 #: Share of the log's occupied time during which the jobs' node demands may sum over
@@ -56,20 +56,6 @@ BINDING_SHARE = 0.01
 #: count as whole-node on its sizes alone (a log without starts, or one whose
 #: occupancy never reached the nodes): then processors and nodes are one machine.
 MULTIPLE_SHARE = 0.99
-
-
-def processors_per_node(header: SwfHeader) -> int:
-    """``ceil(MaxProcs / MaxNodes)``; 1 when either is missing or there are more nodes
-    than processors (a header that counts the other way)."""
-    max_nodes, max_procs = header.size("MaxNodes"), header.size("MaxProcs")
-    if not max_nodes or not max_procs or max_procs <= max_nodes:
-        return 1
-    return ceil(max_procs / max_nodes)
-
-
-def node_demand(size: int, per_node: int) -> int:
-    """The fewest nodes of ``per_node`` processors a job of ``size`` processors holds."""
-    return -(-size // per_node)
 
 
 @define(slots=True, frozen=True)
@@ -103,12 +89,14 @@ def occupancy_figures(jobs: Sequence[TraceJob], max_nodes: int, max_procs: int, 
     use (the rest, ``overflow_share``, is the log running over its declared machine,
     which neither hypothesis explains): the share the demands summed over ``max_nodes``
     and the share they filled it exactly, their peak there, and the processors in use
-    while every node was taken (the mean, and the share of ``max_procs`` idle then)."""
+    while every node was taken (the mean, and the share of ``max_procs`` idle then).
+
+    Unrounded: the rule decides on these; :func:`reported` rounds them for the report."""
     n = len(jobs)
     start = np.fromiter((j.submit + j.wait for j in jobs), np.float64, n)
     run = np.fromiter((j.run for j in jobs), np.float64, n)
     size = np.fromiter((j.size for j in jobs), np.int64, n)
-    demand = -(-size // per_node)
+    demand = -(-size // per_node)  # node_demand, the same rule, on the whole array at once
     times = np.concatenate([start, start + run])
     order = np.argsort(times, kind="stable")
     steps, counts = np.unique(times[order], return_counts=True)
@@ -126,14 +114,26 @@ def occupancy_figures(jobs: Sequence[TraceJob], max_nodes: int, max_procs: int, 
     full_time = spans[full].sum()
     procs_full = float((in_procs[full] * spans[full]).sum() / full_time) if full_time else 0.0
     return {
-        "occupied_days": round(float(occupied) / 86400, 1),
-        "overflow_share": round(float(1 - tested / occupied), 4) if occupied else 0.0,
-        "over_share": round(float(over / tested), 4) if tested else 0.0,
-        "full_share": round(float(full_time / tested), 4) if tested else 0.0,
+        "occupied_days": float(occupied) / 86400,
+        "overflow_share": float(1 - tested / occupied) if occupied else 0.0,
+        "over_share": float(over / tested) if tested else 0.0,
+        "full_share": float(full_time / tested) if tested else 0.0,
         "peak_node_demand": int(in_nodes[within].max()) if within.any() else 0,
-        "processors_in_use_when_full": round(procs_full, 1),
-        "idle_processor_share_when_full": round(1 - procs_full / max_procs, 3) if full_time else 0.0,
+        "processors_in_use_when_full": procs_full,
+        "idle_processor_share_when_full": 1 - procs_full / max_procs if full_time else 0.0,
     }
+
+
+#: Digits each figure of :func:`occupancy_figures` is reported to (the fit's report and
+#: ``population.json``); a figure not named is reported as it is.
+REPORTED_DIGITS = {"occupied_days": 1, "overflow_share": 4, "over_share": 4, "full_share": 4,
+                   "processors_in_use_when_full": 1, "idle_processor_share_when_full": 3}
+
+
+def reported(figures: dict[str, Any]) -> dict[str, Any]:
+    """``figures`` rounded for the report: the rule has decided on them unrounded, so a
+    share just over a tolerance is never rounded down onto it."""
+    return {k: round(v, REPORTED_DIGITS[k]) if k in REPORTED_DIGITS else v for k, v in figures.items()}
 
 
 def node_allocation(header: SwfHeader, jobs: Sequence[TraceJob], *, starts_recorded: bool = True) -> NodeAllocation:
@@ -162,16 +162,17 @@ def node_allocation(header: SwfHeader, jobs: Sequence[TraceJob], *, starts_recor
         why = (f"{machine}; the log records no starts, so by its sizes: {sizes_said}: "
                + ("jobs given whole nodes" if whole else "jobs given processors"))
         return NodeAllocation(max_nodes, max_procs, per_node, whole, "sizes", why, figures)
-    figures.update(occupancy_figures(jobs, max_nodes, max_procs, per_node))
-    over, full = figures["over_share"], figures["full_share"]
+    measured = occupancy_figures(jobs, max_nodes, max_procs, per_node)
+    figures.update(reported(measured))
+    over, full = figures["over_share"], figures["full_share"]  # for the report, rounded
     overflow = figures["overflow_share"]
     counted = (f"counted in whole nodes, the running jobs demanded more than {max_nodes} for {over:.1%} of the"
                f" occupied time within {max_procs} processors (peak {figures['peak_node_demand']}"
                + (f"; the log ran over its {max_procs} processors for {overflow:.1%} of it, evidence of neither)"
                   if overflow else ")"))
-    if over > OVER_TOLERANCE:
+    if measured["over_share"] > OVER_TOLERANCE:
         whole, verdict = False, "more than whole nodes could hold, so jobs shared nodes: the machine is its processors"
-    elif full >= BINDING_SHARE:
+    elif measured["full_share"] >= BINDING_SHARE:
         whole = True
         verdict = (f"and filled every node for {full:.1%} of it, with {figures['idle_processor_share_when_full']:.0%}"
                    " of the processors idle then: jobs were given whole nodes")

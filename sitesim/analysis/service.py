@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.nodes import NodeAllocation, node_allocation
+from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
 
@@ -165,14 +165,13 @@ def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GA
 
 
 def machine_findings(
-    header: SwfHeader, jobs: Sequence[TraceJob], nodes: int, allocation: NodeAllocation | None = None
+    header: SwfHeader, jobs: Sequence[TraceJob], nodes: int, allocation: NodeAllocation
 ) -> dict[str, Any]:
     """Nodes against processors (``allocation``, measured on the log's jobs in
-    processors: :func:`sitesim.analysis.nodes.node_allocation`, which this measures on
-    ``jobs`` when not given), and whether the log's queues owned disjoint nodes
-    (``jobs`` and ``nodes`` in the simulated machine's units)."""
-    if allocation is None:
-        allocation = node_allocation(header, jobs)
+    processors, with or without their recorded starts, by the fit:
+    :func:`sitesim.analysis.nodes.node_allocation`; never measured again here, where
+    the jobs may already be in nodes and their starts simulated), and whether the log's
+    queues owned disjoint nodes (``jobs`` and ``nodes`` in the simulated machine's units)."""
     found: dict[str, Any] = {
         "nodes": nodes,
         "max_nodes": allocation.max_nodes,
@@ -211,8 +210,8 @@ def queue_findings(jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
 
 
 def fit_service(
-    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, *, policy: str = "easy", simulated: str | None = None,
-    allocation: NodeAllocation | None = None,
+    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, *, allocation: NodeAllocation, policy: str = "easy",
+    simulated: str | None = None,
 ) -> ServiceFit:
     """The fitted service of a log's kept jobs on a machine of ``nodes`` nodes.
 

@@ -20,7 +20,7 @@ from attrs import define
 from numpy.typing import ArrayLike, NDArray
 
 from sitesim.analysis.cleaning import clean_records
-from sitesim.analysis.nodes import node_demand
+from sitesim.workload.nodes import node_demand
 from sitesim.analysis.population import PopulationAnalysis, analyze_population
 from sitesim.analysis.sessions import analyze_submission
 from sitesim.runs.starts import StartReplay

@@ -85,14 +85,22 @@ class Oversized:
     count: int
     largest: int
     machine: int
+    #: What ``largest`` and ``machine`` count, and the header key that declares the
+    #: machine: ``nodes`` and ``MaxNodes`` in a whole-node fit (sizes are node
+    #: demands). Processors, the unit of a log's sizes, go unsaid, as they always did.
+    unit: str = "processors"
+    key: str = "MaxProcs"
 
-    def to_dict(self) -> dict[str, int]:
-        return {"count": self.count, "largest": self.largest, "machine_size": self.machine}
+    def to_dict(self) -> dict[str, int | str]:
+        counted = {} if self.unit == "processors" else {"unit": self.unit}
+        return {"count": self.count, "largest": self.largest, "machine_size": self.machine, **counted}
 
     def describe(self, jobs: int) -> str:
-        return (f"{self.count:,} of {jobs:,} jobs ask for more than the header's machine ({self.machine:,}; the"
-                f" largest {self.largest:,}): a run clips them to the whole machine; if the machine is larger,"
-                " declare its size as MaxProcs in the log's header")
+        unit = "" if self.unit == "processors" else f" {self.unit}"
+        machine = f"{self.machine:,}{unit}" + (f", {self.key}" if unit else "")
+        return (f"{self.count:,} of {jobs:,} jobs ask for more than the header's machine ({machine}; the"
+                f" largest {self.largest:,}{unit}): a run clips them to the whole machine; if the machine is larger,"
+                f" declare its size as {self.key} in the log's header")
 
 
 @define(slots=True, frozen=True)
@@ -125,13 +133,18 @@ class FitSummary:
         return self.allocation.per_node if self.allocation is not None and self.allocation.whole else 1
 
 
-def _oversized(jobs: list[TraceJob], declared: int | None) -> Oversized | None:
+def _oversized(jobs: list[TraceJob], declared: int | None, *, in_nodes: bool = False) -> Oversized | None:
     """The usable jobs larger than the header's machine (None without such jobs, or
-    without a declared machine: then the machine is the largest job)."""
+    without a declared machine: then the machine is the largest job). ``in_nodes``: the
+    sizes are node demands and the machine ``MaxNodes`` (a whole-node fit)."""
     if declared is None:
         return None
     sizes = [j.size for j in jobs if j.size > declared]
-    return Oversized(len(sizes), max(sizes), declared) if sizes else None
+    if not sizes:
+        return None
+    if in_nodes:
+        return Oversized(len(sizes), max(sizes), declared, "nodes", "MaxNodes")
+    return Oversized(len(sizes), max(sizes), declared)
 
 
 def _read(path: Path, skip_malformed: bool, starts: StartReplay | None) -> tuple[list[TraceJob], CleaningReport, SwfHeader]:
@@ -219,7 +232,7 @@ def _fit_log(
         jobs = [attrs.evolve(j, size=allocation.size(j.size)) for j in jobs]
     declared = allocation.nodes or header.machine_size()
     machine = declared or min(max(j.size for j in jobs), MAX_NODES)
-    oversized = _oversized(jobs, declared)
+    oversized = _oversized(jobs, declared, in_nodes=allocation.whole)
     clock = Clock.from_header(header)
     analysis = analyze_jobs(
         jobs, report, name=name, source=path.name, sha256=sha256_uncompressed(source), machine_size=machine

@@ -253,7 +253,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("seed", Seed(), "the run's seed: every random draw derives from it", _BOTH, _both(0)),
     Option("processors_per_node", Whole(1, MAX_PROCESSORS_PER_NODE, "processors"), "the machine's nodes are"
            " given whole to jobs, this many processors each: a replayed log's sizes (processors) become nodes,"
-           " ceil(size / N); a site's sizes already are nodes (sitesim fit writes it; docs/service.md)", _BOTH,
+           " ceil(size / N), when its header declares N per node (a log in nodes, MaxNodes = MaxProcs, is not"
+           " divided); a site's sizes already are nodes (sitesim fit writes it; docs/service.md)", _BOTH,
            _both(1)),
     # Site-level runs: the users.
     Option("users", Whole(1, MAX_USERS, "users"), "number of simulated users", _SITE_ONLY, {SITE: 10},

@@ -32,6 +32,7 @@ from sitesim.runs.sources import run_source
 from sitesim.runs.trace_sources import TRACE_SOURCES, TraceFeed, TraceKind
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.estimates import EstimateModel, make_estimates
+from sitesim.workload.nodes import replay_divisor, sizes_note
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader
 
@@ -56,10 +57,14 @@ class ReplayConfig:
     trace: str
     scheduler: str = _default("scheduler")
     estimates: str = _default("estimates")
-    #: Machine size; None means the trace header's MaxProcs/MaxNodes (else 128).
+    #: Machine size; None means the trace header's MaxProcs/MaxNodes (else 128); with
+    #: ``processors_per_node`` dividing the sizes, its MaxNodes (nodes, like the sizes).
     nodes: int | None = _default("nodes")
     #: The log's sizes are processors of nodes given whole to jobs, this many each: a
     #: job takes ceil(size / N) nodes (a fitted whole-node site's; docs/service.md).
+    #: Checked against the header when the trace is read
+    #: (:func:`sitesim.workload.nodes.replay_divisor`): a log already in nodes
+    #: (MaxNodes = MaxProcs) is replayed undivided.
     processors_per_node: int = _default("processors_per_node")
     load_factor: float = _default("load_factor")
     seed: int = _default("seed")
@@ -200,10 +205,12 @@ def run_replay(
         rng = np.random.default_rng(config.seed)
     with ExitStack() as stack:
         reader = stack.enter_context(SwfReader(config.trace, skip_malformed=config.skip_malformed))
+        # A log in processors is divided, one already in nodes (a site's own trace) is not.
+        per_node = replay_divisor(reader.header, config.processors_per_node, path=config.trace)
         # Given, else the policy's own (a partitioned:FILE policy), else the trace header's.
         nodes = (
             machine_nodes(config.scheduler, config.nodes)
-            or reader.header.machine_size(config.processors_per_node) or DEFAULT_NODES
+            or reader.header.machine_size(per_node) or DEFAULT_NODES
         )
         if nodes < 1:
             raise InputError(f"machine size must be positive, got {nodes}", field="--nodes")
@@ -221,12 +228,13 @@ def run_replay(
         kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
         feed = TraceFeed(
             run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback,
-            config.processors_per_node,
+            per_node,
         )
         header = [
             *reader.header.lines,
             f"; sitesim: schedule of {kind.described(feed)}, scheduler {config.scheduler},"
             f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
+            *([sizes_note(per_node)] if per_node != 1 else []),
             *([f"; Note: {note}"] if (note := scheduler.note()) else []),
         ]
 

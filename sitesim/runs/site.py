@@ -50,6 +50,7 @@ from sitesim.moldable.gas import REQUEST_POLICIES
 from sitesim.users import SUBMITTAL_MODELS, WORKPOOL_MODELS
 from sitesim.workload.calendar import DEFAULT_CLOCK, Clock
 from sitesim.workload.estimates import EstimateModel, make_estimates
+from sitesim.workload.nodes import sizes_note
 
 DAY = options.DAY
 YEAR = 365 * DAY
@@ -194,8 +195,7 @@ def trace_header(config: SiteConfig, clock: Clock = DEFAULT_CLOCK, note: str | N
         f" empirical {empirical}, size mapping {c.size_mapping}, runtime scale {c.runtime_scale},"
         f" duration {c.duration}, max jobs {c.max_jobs}, seed {c.seed}",
         *([f"; Note: population {Path(c.population).name}"] if c.population else []),
-        *([f"; Note: sizes are whole nodes of {c.processors_per_node} processors each (processors_per_node)"]
-          if c.processors_per_node != 1 else []),
+        *([sizes_note(c.processors_per_node)] if c.processors_per_node != 1 else []),
         *([f"; Note: {note}"] if note else []),
         "; Note: field 17 = the job of the user's previous batch that ended last (the"
         " completion the user waited for); field 18 = submit time minus that end; -1 in a"

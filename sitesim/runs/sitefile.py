@@ -23,6 +23,8 @@ error.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
@@ -190,6 +192,21 @@ def replay_on_site(base: dict[str, Any], given: dict[str, Any]) -> dict[str, Any
     if "processors_per_node" not in out and "processors_per_node" in base:
         out["processors_per_node"] = base["processors_per_node"]
     return out
+
+
+@contextmanager
+def blamed_on_site(origin: str, taken: Collection[str]) -> Iterator[None]:
+    """Run a replay whose options ``taken`` came from the site file ``origin``
+    (:func:`replay_on_site`): an error about one of them (found only once the trace is
+    read: processors per node its header does not declare) names the file and key, not
+    a flag the user did not type."""
+    try:
+        yield
+    except InputError as exc:
+        name = options.name_of(exc.field or "")
+        if name in taken:
+            raise InputError(exc.message, path=origin, field=name) from None
+        raise
 
 
 def flag_of(name: str) -> str:

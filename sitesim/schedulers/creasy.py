@@ -87,6 +87,8 @@ class CreasyScheduler(RankedEasyScheduler):
         " short ones first among them; creasy:aging=T,slope=B1"
     )
     arrival_order = False
+    #: The compiled queue (:class:`CreasyQueue`), or None on the Python path.
+    _ranked: CreasyQueue | None
 
     def __init__(self, nodes: int, aging: int = AGING, slope: float = SLOPE) -> None:
         super().__init__(nodes)

@@ -182,6 +182,8 @@ class MultifactorScheduler(RankedEasyScheduler):
         " order; multifactor:age=W,size=W,fairshare=W,favor=large|small,max_age=T,half_life=T,period=T"
     )
     arrival_order = False
+    #: The compiled queue (:class:`MultifactorQueue`), or None on the Python path.
+    _ranked: MultifactorQueue | None
 
     def __init__(self, nodes: int, priorities: Priorities | None = None, **values: Any) -> None:
         super().__init__(nodes)

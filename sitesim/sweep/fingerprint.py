@@ -45,6 +45,9 @@ LENGTH = 12
 #: over them varies the run, not the users' model). Every other setting is hashed,
 #: swept or not, so a row names its model whatever else the sweep varies.
 _NOT_MODEL = frozenset((*CONFIG_COLUMNS, "adaptive", "moldable_policy"))
+#: Model settings added after sweeps were made, each with the value every earlier run
+#: had: at it, a setting is left out of the hash (:func:`_model_fields`).
+_ADDED_AT: dict[str, Any] = {"processors_per_node": 1}
 
 
 def stamp(points: Iterable[Point]) -> list[Point]:
@@ -77,7 +80,7 @@ def site_model(config: Any) -> dict[str, Any]:
     the files they name. Table and population files count by name and content, not by
     the path they were reached by, so a study rerun from another folder names the same
     runs."""
-    fields = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(type(config)) if f.name not in _NOT_MODEL}
+    fields = _model_fields(config)
     for name in ("empirical", "population"):
         value = fields.get(name)
         if isinstance(value, str) and (name == "population" or value.endswith(".json")):
@@ -91,6 +94,18 @@ def site_model(config: Any) -> dict[str, Any]:
     if config.population is not None:
         model["population"] = _file_data(Path(config.population))
     return model
+
+
+def _model_fields(config: Any) -> dict[str, Any]:
+    """A run config's model fields (those not in :data:`_NOT_MODEL`). A setting at the
+    value that was the model before the setting existed is left out, as the run's own
+    summary leaves it out (``processors_per_node`` 1: one processor per node), so the
+    rows of every sweep made before it keep their fingerprints."""
+    fields = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(type(config)) if f.name not in _NOT_MODEL}
+    for name, before in _ADDED_AT.items():
+        if fields.get(name, before) == before:
+            fields.pop(name, None)
+    return fields
 
 
 def _model_inputs(point: Point) -> tuple[Any, ...]:
@@ -116,8 +131,7 @@ def _describe(inputs: tuple[Any, ...]) -> dict[str, Any]:
         from sitesim.runs.replay import ReplayConfig
 
         config = ReplayConfig(trace=trace, **dict(extra))
-        document["replay"] = {f.name: _plain(getattr(config, f.name)) for f in attrs.fields(ReplayConfig)
-                              if f.name not in _NOT_MODEL}
+        document["replay"] = _model_fields(config)
         document["trace"] = _trace_digest(Path(trace))
     if scheduler_file is not None:
         document["scheduler_file"] = _file_data(Path(scheduler_file))

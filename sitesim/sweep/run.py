@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -126,11 +127,16 @@ class PointRun:
             settings = point.settings()
             if self.root is not None:
                 settings["trace"] = str(Path(self.root) / settings["trace"])
+            blamed: AbstractContextManager[None] = nullcontext()
             if point.site is not None:  # on the site's machine, by the rule ``-c LOG --site`` follows
-                from sitesim.runs.sitefile import load_site_file, replay_on_site
+                from sitesim.runs.sitefile import blamed_on_site, load_site_file, replay_on_site, site_path
 
-                settings = replay_on_site(load_site_file(point.site), settings)
-            replayed = run_replay(ReplayConfig(**settings))
+                on_site = replay_on_site(load_site_file(point.site), settings)
+                # A value the site gave is blamed on the site.
+                blamed = blamed_on_site(str(site_path(point.site)), set(on_site) - set(settings))
+                settings = on_site
+            with blamed:
+                replayed = run_replay(ReplayConfig(**settings))
             return make_row(point, replayed.nodes, replayed.summary, replayed.violations)
         if point.mode == "site":
             from sitesim.runs.site import run_site

@@ -34,6 +34,7 @@ from attrs import define
 
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
+from sitesim.workload.nodes import node_demand
 from sitesim.workload.swf import STATUS_FAILED, SwfRecord
 
 if TYPE_CHECKING:  # only annotations: a replay with trace estimates never loads numpy
@@ -65,7 +66,7 @@ def job_from_record(
     With ``failures``, a record of status 0 becomes a failing job: its recorded runtime
     already is the time to failure, so only the label changes. With ``per_node``, the
     record's processors are on nodes of that many given whole to jobs: the job takes
-    ``ceil(size / per_node)`` nodes (:func:`sitesim.analysis.nodes.node_demand`).
+    ``ceil(size / per_node)`` nodes (:func:`sitesim.workload.nodes.node_demand`).
     """
     size = record.allocated_processors
     if size <= 0:
@@ -73,7 +74,7 @@ def job_from_record(
     if size <= 0 or record.run_time < 0:
         return None
     if per_node != 1:
-        size = -(-size // per_node)
+        size = node_demand(size, per_node)
     runtime = int(record.run_time)
     requested = int(record.requested_time)
     # Status 0 is also what a job killed at its requested time gets (sitesim writes it

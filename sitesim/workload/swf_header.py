@@ -11,6 +11,7 @@ from attrs import define, field
 
 from sitesim.errors import InputError
 from sitesim.limits import MAX_NODES
+from sitesim.workload.nodes import node_demand
 
 
 @define(slots=True)
@@ -85,5 +86,5 @@ class SwfHeader:
         procs = self.size("MaxProcs")
         nodes = self.size("MaxNodes")
         if per_node != 1:
-            return nodes if nodes is not None else (-(-procs // per_node) if procs is not None else None)
+            return nodes if nodes is not None else (node_demand(procs, per_node) if procs is not None else None)
         return procs if procs is not None else nodes

@@ -3,12 +3,17 @@ findings (processors per node, queues owning nodes), and a fit that reads back."
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import pytest
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.nodes import node_allocation
 from sitesim.analysis.service import (
     FITTED_LEVELS,
     MIN_CLASS,
+    ServiceFit,
     fit_service,
     fit_waits,
     level_correlation,
@@ -17,6 +22,14 @@ from sitesim.analysis.service import (
 )
 from sitesim.schedulers.service import DelayModel
 from sitesim.workload.swf_header import SwfHeader
+
+
+def measured_service(jobs: list[TraceJob], nodes: int, header: SwfHeader, **given: Any) -> ServiceFit:
+    """The service fitted as ``sitesim fit`` fits it: on the allocation measured first."""
+    return fit_service(jobs, nodes, header, allocation=node_allocation(header, jobs), **given)
+
+
+EIGHT = SwfHeader(["; MaxNodes: 8"])
 
 
 def arrays(rows: list[tuple[int, int, int, int]]) -> tuple[np.ndarray, ...]:
@@ -52,25 +65,25 @@ def job(n: int, submit: float, wait: float, run: float, size: int, queue: int = 
 def test_the_machine_findings_tell_processors_from_nodes_and_shared_queues_from_partitions() -> None:
     header = SwfHeader(["; MaxNodes: 8", "; MaxProcs: 64"])
     whole = [job(i, i, 0, 10, 8 * (1 + i % 2)) for i in range(20)]
-    found = machine_findings(header, whole, 64)
+    found = machine_findings(header, whole, 64, node_allocation(header, whole))
     assert found["processors_per_node"] == 8 and found["whole_nodes"]
-    assert not machine_findings(header, [job(1, 0, 0, 1, 3)], 64)["whole_nodes"]
+    assert not machine_findings(header, [job(1, 0, 0, 1, 3)], 64, node_allocation(header, [job(1, 0, 0, 1, 3)]))["whole_nodes"]
     # queue 1 only ever uses 2 nodes, queue 2 at most 6: they could own 2 + 6 of 8
     apart = [job(i, i * 10, 0, 5, 2, queue=1) for i in range(5)] + [job(9, 0, 0, 100, 6, queue=2)]
-    queues = machine_findings(SwfHeader(["; MaxNodes: 8"]), apart, 8)["queues"]
+    queues = machine_findings(EIGHT, apart, 8, node_allocation(EIGHT, apart))["queues"]
     assert queues["disjoint"] and queues["peak_nodes"] == {"1": 2, "2": 6}
     shared = apart + [job(10, 200, 0, 5, 8, queue=1)]
-    assert not machine_findings(SwfHeader(["; MaxNodes: 8"]), shared, 8)["queues"]["disjoint"]
+    assert not machine_findings(EIGHT, shared, 8, node_allocation(EIGHT, shared))["queues"]["disjoint"]
 
 
 def test_a_fit_gives_each_class_the_quantiles_of_its_fit_waits() -> None:
     # 200 one-node jobs, each waiting 60 s on an empty 4-node machine: all fit-wait 60.
     jobs = [job(i, i * 1000, 60, 10, 1) for i in range(200)]
-    fit = fit_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
+    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     assert fit.size_classes == (4,) and set(fit.delays[0]) == {60.0}
     assert DelayModel(fit.size_classes, fit.delays).draw(1, np.random.default_rng(0)) == 60
     assert fit.findings["service"]["mean_fit_wait"] == 60.0
-    simulated = fit_service(jobs, 4, SwfHeader([]), simulated="under easy")
+    simulated = measured_service(jobs, 4, SwfHeader([]), simulated="under easy")
     assert set(simulated.delays[0]) == {0.0} and "records no waits" in simulated.findings["service"]["why"]
 
 
@@ -87,5 +100,16 @@ def test_level_correlation_measures_how_alike_a_users_consecutive_jobs_waited_by
     rho = level_correlation(jobs, (60.0, 100_000.0))
     assert rho[0] == 0.99 and abs(rho[2]) < 0.35 and rho[1] == 0.0  # no pair between 60 s and 100 ks
     assert all(0.0 <= r <= 0.99 for r in rho)
-    fit = fit_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
+    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     assert fit.levels == FITTED_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
+
+
+def test_the_machine_is_never_measured_again_without_the_fits_allocation() -> None:
+    """The fit measures nodes against processors once, on the log's own starts or
+    without them; a service fitted without that allocation would measure it again, on
+    recorded starts, and may conclude otherwise: so it must be given."""
+    jobs = [job(1, 0, 0, 1, 3)]
+    for call in (lambda: machine_findings(EIGHT, jobs, 8),  # type: ignore[call-arg]
+                 lambda: fit_service(jobs, 8, EIGHT)):  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="allocation"):
+            call()

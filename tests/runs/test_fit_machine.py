@@ -14,13 +14,13 @@ from sitesim.runs.fit import fit_log
 from sitesim.workload.swf import SwfRecord, write_swf
 
 
-def log(path: Path, sizes: list[int], *, machine: int = 4, waits: bool = True) -> Path:
+def log(path: Path, sizes: list[int], *, machine: int = 4, waits: bool = True, nodes: int | None = None) -> Path:
     """Three users submitting every 100 s, each job 50 s long, of the given sizes."""
     records = [
         SwfRecord(n, n * 100, 3 * n if waits else -1, 50, size, -1, -1, size, 80, -1, 1, n % 3 + 1)
         for n, size in enumerate(sizes, 1)
     ]
-    write_swf(path, records, [f"; MaxProcs: {machine}"])
+    write_swf(path, records, [*([f"; MaxNodes: {nodes}"] if nodes else []), f"; MaxProcs: {machine}"])
     return path
 
 
@@ -32,6 +32,21 @@ def test_jobs_larger_than_the_header_machine_are_reported(tmp_path: Path, capsys
         " a run clips them to the whole machine" in out
     provenance = json.loads((tmp_path / "site" / "population.json").read_text())["provenance"]
     assert provenance["larger_than_machine"] == {"count": 12, "largest": 8, "machine_size": 4}
+
+
+def test_a_whole_node_fit_counts_them_in_nodes_against_max_nodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 4 nodes of 4 processors; every size a multiple of 4, so the jobs took whole nodes.
+    src = log(tmp_path / "big.swf", [32, 8, 24, 4] * 6, machine=16, nodes=4)
+    assert main(["fit", str(src), "-o", str(tmp_path / "site")]) == 0
+    out = capsys.readouterr().out
+    assert "jobs given whole nodes" in out or "simulated in nodes" in out, out
+    assert "# larger than the machine: 12 of 24 jobs ask for more than the header's machine (4 nodes, MaxNodes;" \
+        " the largest 8 nodes): a run clips them to the whole machine; if the machine is larger, declare its size" \
+        " as MaxNodes in the log's header" in out, out
+    provenance = json.loads((tmp_path / "site" / "population.json").read_text())["provenance"]
+    assert provenance["larger_than_machine"] == {"count": 12, "largest": 8, "machine_size": 4, "unit": "nodes"}
 
 
 def test_a_log_within_its_machine_says_nothing_of_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

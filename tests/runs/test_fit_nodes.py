@@ -143,3 +143,61 @@ def test_a_whole_node_log_is_measured_in_nodes_against_its_site(whole: tuple[Pat
     assert set(in_nodes.sizes) == {1.0} == set(in_processors.sizes)  # one node, one processor
     # the same node-seconds on 4 nodes, against processor-seconds on 14 processors
     assert in_nodes.values["utilization"] == pytest.approx(in_processors.values["utilization"] * 14 / 4)
+
+
+def test_a_site_runs_own_trace_is_replayed_in_its_nodes_undivided(tmp_path: Path) -> None:
+    site = tmp_path / "site.toml"
+    site.write_text('users = 6\nnodes = 8\nduration = 2\nscheduler = "fcfs"\nprocessors_per_node = 4\n')
+    assert main(["--site", str(site), "--out", str(tmp_path / "run")]) == 0
+    trace = tmp_path / "run" / "trace.swf"
+    on_site = tmp_path / "on_site"
+    assert main(["-c", str(trace), "--site", str(site), "--out", str(on_site)]) == 0
+    plain = run_replay(ReplayConfig(trace=str(trace), scheduler="fcfs", nodes=8))
+    replayed = json.loads((on_site / "summary.json").read_text())
+    assert replayed["system"]["mean_wait"] == plain.summary["mean_wait"] > 0
+    records = read_swf(on_site / "schedule.swf")[1]
+    assert [r.allocated_processors for r in records] == [r.allocated_processors for r in read_swf(trace)[1]]
+    # The trace's own note, carried with its header; the replay divided nothing, so adds none.
+    assert (on_site / "schedule.swf").read_text().count("; Note: sizes are whole nodes") == 1
+
+
+def test_a_whole_node_replay_notes_its_sizes_in_the_schedule(whole: tuple[Path, Path], tmp_path: Path) -> None:
+    log, _site = whole
+    run_replay(ReplayConfig(trace=str(log), scheduler="easy", processors_per_node=4), out=tmp_path / "r")
+    schedule = (tmp_path / "r" / "schedule.swf").read_text()
+    assert "; Note: sizes are whole nodes of 4 processors each (processors_per_node)\n" in schedule
+    assert "; MaxNodes: 4\n; MaxProcs: 14\n" in schedule
+
+
+def test_processors_per_node_the_header_does_not_declare_is_blamed_where_given(
+    whole: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log, _site = whole
+    from tests.helpers import one_line_error
+
+    flag = one_line_error(["-c", str(log), "--processors-per-node", "8", "--out", str(tmp_path / "a")], capsys)
+    assert "--processors-per-node: 8 processors per node, but the header of" in flag
+    assert "declares 14 processors on 4 nodes (4 per node)" in flag
+    site = tmp_path / "site.toml"
+    site.write_text("nodes = 4\nprocessors_per_node = 2\n")
+    keyed = one_line_error(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "b")], capsys)
+    assert f"{site}: processors_per_node: 2 processors per node" in keyed
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_the_validation_script_replays_a_whole_node_log_in_its_nodes(
+    whole: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))  # the script's own helpers sit beside it
+    spec = importlib.util.spec_from_file_location("validate_population", scripts / "validate_population.py")
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    log, _site = whole
+    info = fit_log(log, log.parent / "again")
+    rows = script.replays(log, 12 * DAY, info.starts, info.processors_per_node)
+    # In nodes the log's second four wait for the first (in processors, on 14, none would).
+    assert rows["conventional replay"]["mean_wait"] > 500

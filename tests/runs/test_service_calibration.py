@@ -5,15 +5,23 @@ drawn from the fit-waits alone do not; the correction's pieces by hand."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import numpy as np
 import pytest
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.nodes import node_allocation
 from sitesim.analysis.service import LEVELS, ServiceFit, fit_service
 from sitesim.runs.service_calibration import ROUNDS, STEP, _shifted, calibrate, delay_model, replay_waits
 from sitesim.schedulers.service import DelayModel
 from sitesim.workload.swf_header import SwfHeader
+
+
+def measured_service(jobs: list[TraceJob], nodes: int, header: SwfHeader, **given: Any) -> ServiceFit:
+    """The service fitted as ``sitesim fit`` fits it: on the allocation measured first."""
+    return fit_service(jobs, nodes, header, allocation=node_allocation(header, jobs), **given)
 
 NODES = 16
 #: The true holds: 70 % of the jobs none, the others uniform over 0..4 h.
@@ -51,7 +59,7 @@ def test_the_calibrated_service_waits_as_the_log_did_where_the_fit_waits_alone_f
     log = np.array([j.wait for j in jobs])
     want = np.array([log.mean(), np.quantile(log, 0.9), np.quantile(log, 0.99)])
     # the truth draws its holds per job: so does the fit here (the calibration is on trial)
-    fit = attrs.evolve(fit_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
+    fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
                        level_gaps=(), level_rho=())
     calibrated = calibrate(jobs, fit)
     # the fit-waits miss the holds' time the policy also kept jobs waiting: 20-26 % short
@@ -77,7 +85,7 @@ def test_where_the_policy_alone_explains_the_waits_the_delays_all_but_vanish() -
     waits = replay_waits(jobs, truth, DelayModel(truth.size_classes, truth.delays))
     easy = [TraceJob(j.job, j.submit, float(w), j.run, j.size, j.requested_time, 1, j.user, -1)
             for j, w in zip(jobs, waits, strict=True)]
-    fit = fit_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]))
+    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]))
     calibrated = calibrate(easy, fit)
     before = DelayModel(fit.size_classes, fit.delays).mean
     after = DelayModel(calibrated.size_classes, calibrated.delays).mean
@@ -99,7 +107,7 @@ def test_a_log_of_jobs_none_of_which_fits_the_machine_keeps_its_measured_delays(
     from sitesim.runs.service_fit import calibration_line
 
     jobs = [TraceJob(i + 1, float(i * 100), 30.0, 50.0, 8, 60.0, 1, 1, -1) for i in range(150)]
-    fit = fit_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
+    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     calibrated = calibrate(jobs, fit)
     assert calibrated.delays == fit.delays
     calibration = calibrated.findings["service"]["calibration"]

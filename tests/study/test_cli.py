@@ -310,3 +310,19 @@ def test_a_bad_figures_folder_is_refused_before_any_run(tmp_path, capsys) -> Non
     code = main(["study", "--site", "paper", "-s", "easy", "--seeds", "1", "-o", str(out),
                  "--figures", str(blocked / "figs"), "--serial", "--no-progress"])
     assert code == 2 and "--figures" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_whole_node_sites_traces_are_replayed_in_their_nodes(tmp_path: Path) -> None:
+    """A whole-node site's traces are in nodes already (MaxNodes = MaxProcs): its
+    replays run them undivided, so FCFS waits on its own FCFS trace much as it did."""
+    site = tmp_path / "st.toml"
+    site.write_text('users = 8\nnodes = 32\nduration = 5\nscheduler = "fcfs"\nprocessors_per_node = 4\n')
+    out = tmp_path / "st"
+    assert main(["study", "--site", str(site), "-s", "fcfs,easy", "--seeds", "1", "--serial", "-o", str(out),
+                 "--no-progress"]) == 0
+    ran = {r["scheduler"]: float(r["mean_wait"]) for r in rows(out / "results.csv")}
+    replays = rows(out / "replays.csv")
+    own = [float(r["mean_wait"]) for r in replays if r["scheduler"] == "fcfs" and "fcfs-" in r["trace"]]
+    assert ran["fcfs"] > 0 and len(own) == 1
+    assert own[0] == pytest.approx(ran["fcfs"], rel=0.1)
+    assert all(r["nodes_used"] == "32" for r in replays)

@@ -118,3 +118,18 @@ def test_a_scheduler_file_counts(tmp_path: Path) -> None:
     assert before != fingerprint(SITE)
     spec.write_text("[[partitions]]\nnodes = 32\n")
     assert fingerprint(point) != before
+
+
+def test_fingerprints_made_before_processors_per_node_are_kept(tmp_path: Path) -> None:
+    """Pinned values, computed by the code before ``processors_per_node`` existed: a
+    sweep CSV made then is still resumed (the setting at 1 is not hashed), and a
+    whole-node model is another model."""
+    trace = small_trace(tmp_path / "t.swf", jobs=10)
+    replay = Point(mode="replay", scheduler="fcfs", estimates="trace", seed=0, trace=str(trace), load_factor=1.0)
+    assert fingerprint(SITE) == "4e05eca32601"
+    assert fingerprint(replay) == "2b0da2c8542a"
+    per_node = {p: Point(mode="site", **SITE.settings(), processors_per_node=p) for p in (1, 4)}
+    assert fingerprint(per_node[1]) == "4e05eca32601"
+    assert fingerprint(per_node[4]) != "4e05eca32601"
+    whole = Point(mode="replay", **replay.settings(), processors_per_node=4)
+    assert fingerprint(whole) != "2b0da2c8542a"
