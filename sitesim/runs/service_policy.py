@@ -19,7 +19,7 @@ import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
-from sitesim.runs.service_calibration import delay_model, replay_waits
+from sitesim.runs.service_calibration import replay_waits
 
 #: The policies the fit chooses the service's base policy among (registered names;
 #: each costs the fit one replay of the log, about 2 s of CPU on CTC-SP2's 77,222 jobs).
@@ -41,10 +41,9 @@ def choose_policy(jobs: Sequence[TraceJob], fit: ServiceFit, candidates: Sequenc
     to the log's waits; its findings' ``service.base_policy`` give every distance. With
     no job that fits the machine (nothing to replay), the first candidate."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
-    undelayed = delay_model(attrs.evolve(fit, delays=tuple(tuple(0.0 for _ in row) for row in fit.delays)))
     distances: dict[str, float] = {}
     for policy in candidates:
-        replayed = replay_waits(jobs, attrs.evolve(fit, policy=policy), undelayed)
+        replayed = replay_waits(jobs, attrs.evolve(fit, policy=policy), None)
         ok = ~np.isnan(replayed)
         if not ok.any():
             break
