@@ -105,6 +105,8 @@ def calibration_line(calibration: dict[str, Any]) -> str:
 
 def base_policy_line(found: dict[str, Any]) -> str:
     """Which base policy the fit chose, and each candidate's distance from the log."""
+    if not found["distance"]:
+        return f"{found['chosen']}, the first candidate: no job fits the machine, so none could be replayed"
     each = ", ".join(f"{p} {d:.2f}" for p, d in found["distance"].items())
     return (f"{found['chosen']}, the closest to the log's waits of the replays without delays"
             f" (log(1+wait) quantile distance: {each})")

@@ -66,3 +66,13 @@ def test_the_distance_is_a_distance_between_quantile_functions(a: list[int], b: 
 def test_the_distance_by_hand() -> None:
     # every quantile of log(1 + w) moves by log(1 + 99) - log(1 + 0)
     assert quantile_distance(np.full(10, 99.0), np.zeros(10)) == pytest.approx(np.log(100.0))
+
+
+def test_with_no_job_that_fits_the_machine_the_first_candidate_stays_and_the_report_says_why() -> None:
+    from sitesim.runs.service_fit import base_policy_line
+
+    jobs = [TraceJob(i + 1, float(60 * i), 10.0, 100.0, 2 * NODES, 200.0, 1, 1, -1) for i in range(5)]
+    chosen = choose_policy(jobs, _fit(), ("fcfs", "easy"))
+    found = chosen.findings["service"]["base_policy"]
+    assert chosen.policy == "fcfs" and found["distance"] == {}
+    assert "none could be replayed" in base_policy_line(found)
