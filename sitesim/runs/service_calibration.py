@@ -43,7 +43,7 @@ from sitesim.engine.machine import Machine
 from sitesim.engine.replay import TraceReplay
 from sitesim.engine.site import Site
 from sitesim.limits import MAX_TABLE_SECONDS
-from sitesim.schedulers.base import make_scheduler
+from sitesim.schedulers.base import Scheduler, make_scheduler
 from sitesim.schedulers.service import DelayModel, ServiceScheduler
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.job import Job
@@ -102,11 +102,16 @@ def delay_model(fit: ServiceFit) -> DelayModel:
     return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho, fit.level_states)
 
 
-def replay_waits(jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel, seed: int = SEED) -> np.ndarray:
+def replay_waits(
+    jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel | None, seed: int = SEED
+) -> np.ndarray:
     """Each kept job's wait when the jobs are replayed on the fit's machine under its
-    policy behind ``delays`` (NaN for a job that did not start: larger than the machine)."""
+    policy behind ``delays`` (None: the policy alone, no delay), NaN for a job that did
+    not start (larger than the machine)."""
     nodes = fit.nodes
-    scheduler = ServiceScheduler(nodes, make_scheduler(fit.policy, nodes), delays, spec="service:calibration")
+    scheduler: Scheduler = make_scheduler(fit.policy, nodes)
+    if delays is not None:
+        scheduler = ServiceScheduler(nodes, scheduler, delays, spec="service:calibration")
     scheduler.use_seed(seed)
     env = simpy.Environment()
     site = Site(env, Machine(nodes), scheduler)

@@ -16,6 +16,7 @@ from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.analysis.wait_states import STATES, state_shifts
 from sitesim.runs.service_calibration import calibrate, delay_model
+from sitesim.runs.service_policy import choose_policy
 from sitesim.runs.starts import StartReplay
 from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
@@ -24,12 +25,13 @@ from sitesim.workload.swf_header import SwfHeader
 def fit_log_service(
     jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None, allocation: NodeAllocation
 ) -> ServiceFit:
-    """The service of a log: measured from its waits and calibrated against a replay of
-    the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
+    """The service of a log: its base policy chosen by a replay of the log under each
+    candidate (:mod:`sitesim.runs.service_policy`), its delays measured from its waits
+    and calibrated against a replay of the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
     if starts is None:
-        fit = fit_service(jobs, nodes, header, allocation=allocation)
+        fit = choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation))
         if fit.levels == "per-user":
             # measured before the calibration, which replays the service with them
             fit.level_states = tuple(state_shifts(jobs, fit.size_classes))
@@ -79,6 +81,8 @@ def report_lines(fit: ServiceFit) -> list[str]:
         f"# machine: {machine['nodes']} nodes; {machine['allocation']}",
         f"# queues: {queues['count']}, {'disjoint' if queues['disjoint'] else 'not partitions'}: {queues['why']}",
         f"# service: {fit.findings['service']['why']}",
+        *([f"# base policy: {base_policy_line(fit.findings['service']['base_policy'])}"]
+          if "base_policy" in fit.findings["service"] else []),
         *([f"# calibration: {calibration_line(fit.findings['service']['calibration'])}"]
           if "calibration" in fit.findings["service"] else []),
     ]
@@ -97,3 +101,12 @@ def calibration_line(calibration: dict[str, Any]) -> str:
             f" replays of the log under the service (seed {calibration['seed']}); waits (s), log: mean {log:,.0f},"
             f" {log_q}; replay before the correction: mean {first['mean_wait']['replay']:,.0f}, {replay_q};"
             f" per size class its quantile function was up to {worst:.0%} of the class's mean wait off the log's")
+
+
+def base_policy_line(found: dict[str, Any]) -> str:
+    """Which base policy the fit chose, and each candidate's distance from the log."""
+    if not found["distance"]:
+        return f"{found['chosen']}, the first candidate: no job fits the machine, so none could be replayed"
+    each = ", ".join(f"{p} {d:.2f}" for p, d in found["distance"].items())
+    return (f"{found['chosen']}, the closest to the log's waits of the replays without delays"
+            f" (log(1+wait) quantile distance: {each})")
