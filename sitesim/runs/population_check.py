@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sitesim.analysis.day_cycles import HOURS, prior_strength_of
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, prior_strength_of
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
-from sitesim.limits import MAX_DAY_PARTS, POPULATION_BOUNDS
+from sitesim.limits import MAX_DAY_PARTS, MAX_OBSERVATIONS, POPULATION_BOUNDS
 
 #: Per-user lists of seconds a run draws from (think times, gaps, absences, the log's
 #: waits that ``hold`` serves again).
@@ -103,6 +103,13 @@ def check_population(data: Any, where: str) -> None:
             prior_strength_of(data["day_cycle_strength"])
         except ValueError as exc:
             raise InputError(str(exc).removeprefix("day_cycle_strength "), path=where, field="day_cycle_strength") from None
+    own = isinstance(data, dict) and data.get("absence_cycle") == "own"
+    if isinstance(data, dict) and "absence_cycle" in data:
+        if data["absence_cycle"] not in ABSENCE_CYCLES:
+            raise InputError(f"must be one of {', '.join(map(repr, ABSENCE_CYCLES))}, got {data['absence_cycle']!r}",
+                             path=where, field="absence_cycle")
+        if own and "day_cycle_strength" not in data:
+            raise InputError('is needed with absence_cycle "own"', path=where, field="day_cycle_strength")
     if isinstance(data, dict):
         for key in _CYCLES:
             if key in data:
@@ -124,14 +131,17 @@ def check_population(data: Any, where: str) -> None:
                 if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 168:
                     raise InputError(f"{value!r} is not an hour of the week in 0..167", path=where,
                                      field=f"users[{i}].{key}[{j}]")
+        if own and "start_day_counts" not in user:
+            raise InputError('is needed with absence_cycle "own"', path=where, field=f"users[{i}].start_day_counts")
         if "start_day_counts" in user:
             counts = user["start_day_counts"]
             if not isinstance(counts, list) or len(counts) != HOURS:
                 raise InputError(f"must be a list of {HOURS} session-start counts (00:00 first)", path=where,
                                  field=f"users[{i}].start_day_counts")
             for j, value in enumerate(counts):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise InputError(f"{value!r} is not a count of session starts", path=where,
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OBSERVATIONS:
+                    raise InputError(f"{value!r} is not a count of session starts (0..{MAX_OBSERVATIONS:.0e})",
+                                     path=where,
                                      field=f"users[{i}].start_day_counts[{j}]")
         for j, value in enumerate(user.get("widths") or []):
             if not _within(value, *_WIDTHS):

@@ -14,7 +14,7 @@ from typing import Any
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
-from sitesim.analysis.wait_states import STATES, state_shifts
+from sitesim.analysis.wait_states import STATES
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.service_policy import choose_policy
 from sitesim.runs.starts import StartReplay
@@ -31,12 +31,10 @@ def fit_log_service(
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
     if starts is None:
-        fit = choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation))
-        if fit.levels == "per-user":
-            # measured before the calibration, which replays the service with them
-            fit.level_states = tuple(state_shifts(jobs, fit.size_classes))
-            fit.findings["service"]["level_states"] = {"states": list(STATES), "shift": list(fit.level_states)}
-        return calibrate(jobs, fit)
+        # The user's state (level_states) is measured by scripts/session_splits.py but
+        # not fitted: measured on the raw waits, its shifts count again what the per-user
+        # correlation already carries (docs/service.md, "The user's state").
+        return calibrate(jobs, choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation)))
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 

@@ -276,7 +276,7 @@ def _own_warps(data: dict[str, Any], clock: Clock) -> list[Warp]:
     as the fit built the one it measured the user's absences in."""
     counts = [[int(c) for c in u["start_day_counts"]] for u in data["users"]]
     for u, c in zip(data["users"], counts, strict=True):
-        if len(c) != 24:
+        if len(c) != HOURS:
             raise ValueError(f"user {u.get('user')}: start_day_counts has {len(c)} hours, not {HOURS}")
     strength = prior_strength_of(data["day_cycle_strength"])
     profile = site_profile(counts)

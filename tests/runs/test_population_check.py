@@ -53,6 +53,16 @@ DAMAGE = {
     "a day of 23 hours": (lambda d: d["users"][0].__setitem__("start_day_counts", [1] * 23),
                           "start_day_counts: must be a list of 24"),
     "negative start count": (_set("start_day_counts", (3,), -1), "start_day_counts[3]: -1 is not a count"),
+    "astronomical start count": (_set("start_day_counts", (3,), 10**400), "start_day_counts[3]: 1000"),
+    "own cycle without a user's counts": (lambda d: d["users"][0].pop("start_day_counts"),
+                                          "users[0].start_day_counts: is needed with absence_cycle"),
+}
+#: Damage to the population's own keys: the message names the key alone.
+TOP_DAMAGE = {
+    "own cycle without its strength": (lambda d: d.pop("day_cycle_strength"),
+                                       "population.json: day_cycle_strength: is needed with absence_cycle"),
+    "unknown absence cycle": (lambda d: d.__setitem__("absence_cycle", "bogus"),
+                              "population.json: absence_cycle: must be one of"),
 }
 
 
@@ -82,6 +92,16 @@ def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "population.json: users[0]." in err and message in err, err
+
+
+@pytest.mark.parametrize("case", sorted(TOP_DAMAGE))
+def test_damaged_population_keys_are_refused(fitted: Path, tmp_path: Path, case: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    change, message = TOP_DAMAGE[case]
+    site = _damaged_copy(fitted, tmp_path, change)
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("minimum", [0, -3, 1.5, True, "2"])
