@@ -5,12 +5,13 @@ docs/service.md, "Which base policy").
     python scripts/policy_shapes.py --traces "$SITESIM_TRACES" [--logs CTC-SP2 ...] [--policies easy sjbf ...]
 
 Each log is replayed on its nominal machine (the header's size) under each policy of
-:data:`POLICIES` (the registered policies that need no extra file), and each replayed
+:data:`POLICIES` (the registered policies that need no extra file, but ``cons-sjbf``,
+``cons``'s order variant), and each replayed
 job's wait (from ``schedule.swf``) is set beside its wait in the log. Per log and policy:
 the mean wait, the wait quantiles (50/90/99 %) overall and per size class
 (:data:`SIZE_EDGES`), the rank correlation (Spearman) of the users' mean waits with the
 log's (:func:`service_table.figures`), and the distance the fit's choice of base policy uses
-(:func:`sitesim.analysis.service.quantile_distance`: mean absolute gap between the two
+(:func:`sitesim.runs.service_policy.quantile_distance`: mean absolute gap between the two
 log(1 + wait) quantile functions at 1..99 %). Development logs only: the held-out pair is
 never measured here.
 """
@@ -30,19 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service_table import DEVELOPMENT, figures, waits  # noqa: E402
 
 from sitesim.runs.replay import ReplayConfig, run_replay  # noqa: E402
+from sitesim.runs.service_policy import quantile_distance  # noqa: E402
 
 #: The registered policies that need no extra file (docs/schedulers.md).
 POLICIES = ("easy", "sjbf", "easy++", "los", "multifactor", "creasy", "cons", "fcfs")
 #: Upper edges (processors, inclusive) of the size classes the quantiles are split by.
 SIZE_EDGES = (1, 4, 16, 64)
 QUANTILES = (0.5, 0.9, 0.99)
-#: Quantile levels of the log(1 + wait) distance.
-LEVELS = np.arange(1, 100) / 100
-
-
-def log_distance(mine: np.ndarray, theirs: np.ndarray) -> float:
-    """Mean absolute gap between the log(1 + wait) quantile functions at 1..99 %."""
-    return float(np.mean(np.abs(np.log1p(np.quantile(mine, LEVELS)) - np.log1p(np.quantile(theirs, LEVELS)))))
 
 
 def sizes(path: Path) -> dict[int, int]:
@@ -66,7 +61,7 @@ def by_class(replayed: dict[int, tuple[int, int]], log: dict[int, tuple[int, int
             out[name] = {"jobs": len(sel), "mean": float(mine.mean()), "log_mean": float(theirs.mean()),
                          **{f"q{q * 100:g}": float(np.quantile(mine, q)) for q in QUANTILES},
                          **{f"log_q{q * 100:g}": float(np.quantile(theirs, q)) for q in QUANTILES},
-                         "distance": log_distance(mine, theirs)}
+                         "distance": quantile_distance(mine, theirs)}
         lo = hi if hi is not None else lo
     return out
 
@@ -93,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 replayed = waits(out / "schedule.swf")
                 fig = figures(replayed, log)
                 jobs = sorted(set(replayed) & set(log))
-                dist = log_distance(np.array([replayed[j][1] for j in jobs], float),
+                dist = quantile_distance(np.array([replayed[j][1] for j in jobs], float),
                                     np.array([log[j][1] for j in jobs], float))
                 row = {"log": name, "policy": policy, "cpu_s": time.process_time() - start,
                        "distance": dist, **fig, "classes": by_class(replayed, log, size)}
