@@ -31,24 +31,25 @@ gives each job its recorded wait instead, the log's own service). The table hold
   autoregression in the order of its submissions, whose correlation with the user's
   previous level depends on the time since that submission (``level_gaps``: the
   upper edges of the gap classes in seconds, ascending; ``level_rho``: the correlation
-  of each class, one more than the edges, the last for longer gaps). Every job's level
-  is still uniform on [0, 1), so the delays' distribution is the table's; only which
-  jobs draw alike changes. Why: in the logs, a user's consecutive jobs wait alike, the
+  of each class, one more than the edges, the last for longer gaps). Without
+  ``level_states`` every job's level is still uniform on [0, 1), so the delays'
+  distribution is the table's; only which jobs draw alike changes. Why: in the logs, a user's consecutive jobs wait alike, the
   more so the closer they were submitted (rank correlation 0.82-0.95 for gaps under a
   minute, 0.39-0.49 beyond an hour: docs/service.md). Drawn apart, the jobs of a batch
   waited unlike the log's: some ended long before the next submission, and the
   analysis cut the batch, and the session, there.
 - ``level_states`` (optional, ``"per-user"`` only): three shifts of a job's normal
-  score by what its user was doing when it was submitted: some earlier job of the user
+  score by what its user was doing when it was submitted (``sitesim fit`` does not
+  write them: measured on the log's raw waits they count again what the correlation
+  carries, docs/service.md, "The user's state"): some earlier job of the user
   still waiting or running (*in a batch*), all ended at most
   :data:`~sitesim.analysis.sessions.SESSION_THRESHOLD` before (*continuing* a
   session), or neither (*opening* one). The score is the shift plus the user's
-  autoregression scaled by √(1 − shift²), so over the log's mix of states it keeps
-  variance one. Why: in the logs, jobs that continue a session waited far less than
-  the others of their size, jobs in a batch somewhat more (docs/service.md, "The
-  user's state"), and a scheduler sees that state (which of a user's jobs ended, and
-  when); without it, the service gave the jobs of a session's later batches the waits
-  of any job, and sessions ran hours too long. Tables without the key draw as before.
+  autoregression scaled by √(1 − shift²): a mixture of normals, whose levels are
+  uniform only over a mix of states whose shifts average zero. Why: in the logs, jobs
+  that continue a session waited far less than the others of their size, jobs in a
+  batch somewhat more (docs/service.md, "The user's state"), and a scheduler sees that
+  state (which of a user's jobs ended, and when). Tables without the key draw as before.
 """
 
 from __future__ import annotations
