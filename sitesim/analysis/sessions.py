@@ -28,9 +28,8 @@ from attrs import define
 from numpy.typing import NDArray
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.workload.session_rule import SESSION_THRESHOLD
 
-#: Session break: think time strictly above this many seconds (Zilber et al.).
-SESSION_THRESHOLD = 1200.0
 
 
 @define(slots=True)

@@ -26,6 +26,7 @@ from sitesim.analysis.workpool import REPEAT_ABS_TOL, REPEAT_REL_TOL, Workpool
 from sitesim.distributions.empirical import EmpiricalContinuous, EmpiricalDiscrete
 from sitesim.distributions.model import VALUE_BOUNDS
 from sitesim.workload.files import atomic_text_write
+from sitesim.workload.session_rule import SESSION_THRESHOLD
 from sitesim.version import __version__
 
 FORMAT = "sitesim-empirical"
@@ -40,9 +41,9 @@ DEFINITIONS: dict[str, Any] = {
     "batch": "a job with think time < 0 joins the current batch; think >= 0 (or a user's "
     "first job) starts a new one; batch_width = jobs per batch",
     "session": "new session at a user's first job and where think time > session_threshold_s",
-    "session_threshold_s": 1200,
+    "session_threshold_s": int(SESSION_THRESHOLD),
     "inter_submission": "submit-to-submit gap between consecutive jobs of one batch (>= 0)",
-    "think_time_model": "inter-batch think times within a session: [0, 1200] s, both ends included",
+    "think_time_model": f"inter-batch think times within a session: [0, {SESSION_THRESHOLD:.0f}] s, both ends included",
     "think_time_all": "every think time, negative ones included (paper Figure 3)",
     "size": "processors, field 5 (allocated), else field 8 (requested); per job",
     "runtime": "field 4 (s); per job",

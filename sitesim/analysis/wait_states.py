@@ -25,23 +25,14 @@ from statistics import NormalDist
 import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.sessions import SESSION_THRESHOLD, job_roles, user_sequences
+from sitesim.analysis.sessions import job_roles, user_sequences
+from sitesim.workload.session_rule import STATES, state_of
 
-#: The states of a user at a submission, in the order ``level_states`` lists them
-#: (sitesim.schedulers.service reads them).
-STATES = ("in a batch", "continuing", "opening")
 #: A state with fewer jobs than this gets no shift.
 MIN_JOBS = 30
 #: The shifts are kept within +-this (the deviation around a shift has the variance
 #: 1 - shift^2, so the scores' overall variance stays one: sitesim.schedulers.service).
 MAX_SHIFT = 0.9
-
-
-def state_of(think: float | None, threshold: float = SESSION_THRESHOLD) -> int:
-    """The index in :data:`STATES` of a job whose think time is ``think`` (None: a user's first)."""
-    if think is None or think > threshold:
-        return 2
-    return 0 if think < 0 else 1
 
 
 def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import Any
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
-from sitesim.analysis.wait_states import STATES
+from sitesim.workload.session_rule import STATES
 from sitesim.runs.service_calibration import calibrate, delay_model
 from sitesim.runs.service_policy import choose_policy
 from sitesim.runs.starts import StartReplay

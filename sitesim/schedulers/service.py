@@ -43,7 +43,7 @@ gives each job its recorded wait instead, the log's own service). The table hold
   write them: measured on the log's raw waits they count again what the correlation
   carries, docs/service.md, "The user's state"): some earlier job of the user
   still waiting or running (*in a batch*), all ended at most
-  :data:`~sitesim.analysis.sessions.SESSION_THRESHOLD` before (*continuing* a
+  :data:`~sitesim.workload.session_rule.SESSION_THRESHOLD` before (*continuing* a
   session), or neither (*opening* one). The score is the shift plus the user's
   autoregression scaled by √(1 − shift²): a mixture of normals, whose levels are
   uniform only over a mix of states whose shifts average zero. Why: in the logs, jobs
@@ -66,6 +66,7 @@ from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.schedulers.base import SCHEDULERS, Scheduler, make_scheduler, register
 from sitesim.schedulers.hold import HoldScheduler
 from sitesim.workload.job import Job
+from sitesim.workload.session_rule import IN_BATCH, SESSION_THRESHOLD, STATES, state_of
 
 if TYPE_CHECKING:  # numpy only where a service runs: a plain replay imports none
     import numpy as np
@@ -111,8 +112,6 @@ class DelayModel:
                 raise InputError("one correlation in [0, 1) per gap class (one more than level_gaps) is needed",
                                  field="service.level_rho")
             if self.level_states:
-                from sitesim.analysis.wait_states import STATES  # numpy: only where states are drawn
-
                 if len(self.level_states) != len(STATES) or any(not -1 < v < 1 for v in self.level_states):
                     raise InputError(f"{len(STATES)} shifts in (-1, 1) are needed ({', '.join(STATES)})",
                                      field="service.level_states")
@@ -238,27 +237,25 @@ def _split(arg: str | None) -> tuple[str, str | None]:
 class UserStates:
     """What each user is doing, as a scheduler sees it: how many of its jobs have not
     ended, and when the latest ended (``level_states``: the states of
-    :data:`sitesim.analysis.wait_states.STATES`)."""
+    :data:`sitesim.workload.session_rule.STATES`)."""
 
     __slots__ = ("pending", "latest", "threshold")
 
     def __init__(self) -> None:
-        from sitesim.analysis.sessions import SESSION_THRESHOLD  # numpy: only where states are drawn
-
         self.pending: dict[int, int] = {}
         self.latest: dict[int, int] = {}
         #: A user whose jobs all ended at most this long ago continues its session.
         self.threshold = SESSION_THRESHOLD
 
     def submitted(self, user: int, now: int) -> int:
-        """``user``'s state (an index in :data:`~sitesim.analysis.wait_states.STATES`) as it submits a job at ``now``;
+        """``user``'s state (an index in :data:`~sitesim.workload.session_rule.STATES`) as it submits a job at ``now``;
         the job then counts as not ended."""
         pending = self.pending.get(user, 0)
         self.pending[user] = pending + 1
         if pending:
-            return 0
+            return IN_BATCH
         latest = self.latest.get(user)
-        return 1 if latest is not None and now - latest <= self.threshold else 2
+        return state_of(None if latest is None else now - latest, self.threshold)
 
     def ended(self, user: int, now: int) -> None:
         """One of ``user``'s jobs ended at ``now``."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sitesim.analysis.wait_states import MIN_JOBS, level_scores, state_of, state_shifts
+from sitesim.analysis.sessions import job_roles
+from sitesim.analysis.wait_states import MIN_JOBS, level_scores, state_shifts
+from sitesim.schedulers.service import UserStates
+from sitesim.workload.session_rule import state_of
 from tests.analysis.helpers import tj
 
 
@@ -38,3 +41,21 @@ def test_jobs_continuing_a_session_that_waited_less_get_a_negative_shift() -> No
     # too few jobs in a state: no shift
     assert state_shifts(jobs[:8], [1]) == [0.0, 0.0, 0.0]
     assert state_shifts([], [1]) == [0.0, 0.0, 0.0]
+
+
+def test_the_service_sees_each_submission_in_the_state_the_analysis_gives_it() -> None:
+    # one user: a batch of two, a job 1200 s after the batch ended (still continuing),
+    # one 1201 s after (opening), one submitted the second a job ends (continuing)
+    jobs = [tj(1, 0, 100, wait=50, user=7), tj(2, 10, 100, wait=0, user=7), tj(3, 1350, 40, user=7),
+            tj(4, 2591, 30, user=7), tj(5, 2621, 5, user=7)]
+    expected = [state_of(role.think) for role in job_roles(jobs)]
+    assert expected == [2, 0, 1, 2, 1]
+    # the scheduler's view: ends before submissions at one instant (the engine's order)
+    events = sorted([(j.submit + j.wait + j.run, 0, j.job) for j in jobs] + [(j.submit, 1, j.job) for j in jobs])
+    states, seen = UserStates(), {}
+    for time, kind, job_id in events:
+        if kind == 0:
+            states.ended(7, int(time))
+        else:
+            seen[job_id] = states.submitted(7, int(time))
+    assert [seen[j.job] for j in jobs] == expected
