@@ -107,7 +107,7 @@ SHORTFALLS: list[str] = [
     "  fitted it is in docs/population.md, not kept).",
     "- **Held out.** LANL-CM5 waits 4,357 s in the closed loop against its log's 1,846",
     "  (×2.4; EASY alone 3,786), where the log replayed under the same service waits",
-    "  within a few % of it (docs/service.md): the resampled users' work lands otherwise",
+    "  −15..−13 % of it (docs/service.md): the resampled users' work lands otherwise",
     "  than the log's. SDSC-BLUE, now fitted in whole nodes (144 nodes of 8 processors,",
     "  docs/service.md), submits 21 % fewer jobs under the service (−3 % under EASY), in",
     "  longer sessions. Neither was measured further: the pair is held out.",
