@@ -31,7 +31,6 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.workload.session_rule import SESSION_THRESHOLD
 
 
-
 @define(slots=True)
 class JobRole:
     """Where one job sits in its user's activity (for tests and plots)."""

@@ -13,8 +13,10 @@ jobs have ended, and when):
 Jobs that continue a session waited far less than the others of their size (CTC-SP2:
 median 18 s against 2,623 s for jobs opening one), jobs in a batch somewhat more. Each
 state's mean normal score of the jobs' *levels* (where a job's wait falls in its size
-class's distribution, :class:`sitesim.schedulers.service.DelayModel`) is what the
-fitted service shifts a job's level by (``level_states``).
+class's distribution, :class:`sitesim.schedulers.service.DelayModel`) is what a site
+file's ``level_states`` would shift a job's level by; ``sitesim fit`` does not write
+them, because these raw means count again what the per-user correlation carries
+(docs/service.md, "The user's state").
 """
 
 from __future__ import annotations

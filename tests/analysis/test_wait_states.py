@@ -50,7 +50,8 @@ def test_the_service_sees_each_submission_in_the_state_the_analysis_gives_it() -
             tj(4, 2591, 30, user=7), tj(5, 2621, 5, user=7)]
     expected = [state_of(role.think) for role in job_roles(jobs)]
     assert expected == [2, 0, 1, 2, 1]
-    # the scheduler's view: ends before submissions at one instant (the engine's order)
+    # the scheduler's view, told ends before submissions at one instant (as the engine
+    # orders them: completions, then arrivals; docs/schedulers.md)
     events = sorted([(j.submit + j.wait + j.run, 0, j.job) for j in jobs] + [(j.submit, 1, j.job) for j in jobs])
     states, seen = UserStates(), {}
     for time, kind, job_id in events:
