@@ -40,7 +40,7 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
 from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
-from sitesim.engine.replay import TraceReplay
+from sitesim.engine.replay import CheckedJobs, CheckedReplay
 from sitesim.engine.site import Site
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.schedulers.base import Scheduler, make_scheduler
@@ -102,12 +102,20 @@ def delay_model(fit: ServiceFit) -> DelayModel:
     return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho, fit.level_states)
 
 
+def kept_jobs(jobs: Sequence[TraceJob]) -> CheckedJobs:
+    """The log's kept jobs as a replay makes them (:class:`_KeptRecords`), made once for
+    all of a fit's replays."""
+    return CheckedJobs(cast(SwfReader, _KeptRecords(jobs)), make_estimates("trace"), failures=True)
+
+
 def replay_waits(
-    jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel | None, seed: int = SEED
+    jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel | None, seed: int = SEED,
+    *, kept: CheckedJobs | None = None,
 ) -> np.ndarray:
     """Each kept job's wait when the jobs are replayed on the fit's machine under its
     policy behind ``delays`` (None: the policy alone, no delay), NaN for a job that did
-    not start (larger than the machine)."""
+    not start (larger than the machine). ``kept``: ``jobs`` as :func:`kept_jobs` made
+    them (None: made here)."""
     nodes = fit.nodes
     scheduler: Scheduler = make_scheduler(fit.policy, nodes)
     if delays is not None:
@@ -117,7 +125,7 @@ def replay_waits(
     site = Site(env, Machine(nodes), scheduler)
     starts = _Starts()
     site.observe(starts)
-    replay = TraceReplay(site, cast(SwfReader, _KeptRecords(jobs)), make_estimates("trace"), failures=True)
+    replay = CheckedReplay(site, kept_jobs(jobs) if kept is None else kept)
     replay.start()
     run_events(env)  # SimPy's run, its loop written out (sitesim.engine.events)
     got = starts.starts
@@ -223,19 +231,21 @@ def _error(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: Se
     }
 
 
-def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit) -> ServiceFit:
+def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | None = None) -> ServiceFit:
     """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
     ``jobs`` under the service as it then stands; its findings' ``service.calibration``
     say how far each replay was from the log (before its correction). A log none of
-    whose jobs fits the machine keeps its delays as measured (no correction: rounds 0)."""
+    whose jobs fits the machine keeps its delays as measured (no correction: rounds 0).
+    ``kept``: ``jobs`` as :func:`kept_jobs` made them (None: made here)."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     classes = len(fit.size_classes)
     klass = _class_index(size, fit.size_classes)
     delays = delay_model(fit)
     measured = []
+    kept = kept_jobs(jobs) if kept is None else kept
     for _ in range(ROUNDS):
-        replayed = replay_waits(jobs, fit, delays)
+        replayed = replay_waits(jobs, fit, delays, kept=kept)
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare
             break
         measured.append(_error(log, replayed, klass, fit.size_classes))

@@ -15,7 +15,7 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
-from sitesim.runs.service_calibration import calibrate, delay_model
+from sitesim.runs.service_calibration import calibrate, delay_model, kept_jobs
 from sitesim.runs.service_policy import choose_policy
 from sitesim.runs.starts import StartReplay
 from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
@@ -34,7 +34,9 @@ def fit_log_service(
         # The user's state (level_states, sitesim.analysis.wait_states) is not fitted:
         # measured on the raw waits, its shifts count again what the per-user
         # correlation already carries (docs/service.md, "The user's state").
-        return calibrate(jobs, choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation)))
+        kept = kept_jobs(jobs)  # made once for the replays of both
+        return calibrate(jobs, choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation), kept=kept),
+                         kept=kept)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
-from sitesim.runs.service_calibration import replay_waits
+from sitesim.engine.replay import CheckedJobs
+from sitesim.runs.service_calibration import kept_jobs, replay_waits
 
 #: The policies the fit chooses the service's base policy among (registered names;
 #: each costs the fit one replay of the log: on CTC-SP2's 77,222 jobs 1.8 s of CPU under
@@ -37,14 +38,18 @@ def quantile_distance(replayed: np.ndarray, log: np.ndarray) -> float:
     return float(np.mean(np.abs(np.log1p(np.quantile(replayed, LEVELS)) - np.log1p(np.quantile(log, LEVELS)))))
 
 
-def choose_policy(jobs: Sequence[TraceJob], fit: ServiceFit, candidates: Sequence[str] = BASE_POLICIES) -> ServiceFit:
+def choose_policy(
+    jobs: Sequence[TraceJob], fit: ServiceFit, candidates: Sequence[str] = BASE_POLICIES, *, kept: CheckedJobs | None = None
+) -> ServiceFit:
     """``fit`` under the candidate policy whose replay of ``jobs`` (no delays) is closest
     to the log's waits; its findings' ``service.base_policy`` give every distance. With
-    no job that fits the machine (nothing to replay), the first candidate."""
+    no job that fits the machine (nothing to replay), the first candidate. ``kept``:
+    ``jobs`` as :func:`~sitesim.runs.service_calibration.kept_jobs` made them (None: made here)."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     distances: dict[str, float] = {}
+    kept = kept_jobs(jobs) if kept is None else kept
     for policy in candidates:
-        replayed = replay_waits(jobs, attrs.evolve(fit, policy=policy), None)
+        replayed = replay_waits(jobs, attrs.evolve(fit, policy=policy), None, kept=kept)
         ok = ~np.isnan(replayed)
         if not ok.any():
             break
