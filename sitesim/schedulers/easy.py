@@ -234,10 +234,10 @@ class EasyScheduler(Scheduler):
                 chosen = [candidates[i] for i in picked]
                 for i in reversed(picked):
                     del queue[positions[i]]
-            else:
+            else:  # by key: each chosen found where it is (by identity: a pass starts a few)
                 chosen = [candidates[i] for i in picked]
-                gone = {job.seq for job in chosen}
-                queue[:] = [job for job in queue if job.seq not in gone]
+                for job in chosen:
+                    del queue[queue.index(job)]
             for job in chosen:
                 hold(job, now)
             started += chosen
