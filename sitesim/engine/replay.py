@@ -14,6 +14,7 @@ share the site's part of the rules and the submission loop (:class:`OpenReplay`)
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from itertools import starmap
 from operator import attrgetter
@@ -88,7 +89,7 @@ class SeenIds:
         return True
 
 
-class OpenReplay:
+class OpenReplay(ABC):
     """Feeds a site jobs at their (scaled) submit times in the open model.
 
     Which jobs, and how each is made, is the subclass's :meth:`checked`: a trace's
@@ -135,11 +136,11 @@ class OpenReplay:
         t0 = self.first_submit
         return t0 + round((time - t0) * self._scale)
 
+    @abstractmethod
     def checked(self) -> Iterator[Job]:
         """The jobs in trace order, each made and checked by the record rules (fresh
         objects: a run changes them), the records that become none counted in
         :attr:`counts`."""
-        raise NotImplementedError
 
     def accepted(self) -> Iterator[Job]:
         """The trace's jobs that will be submitted, in trace order, at their recorded
