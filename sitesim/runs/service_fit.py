@@ -108,5 +108,11 @@ def base_policy_line(found: dict[str, Any]) -> str:
     if not found["distance"]:
         return f"{found['chosen']}, the first candidate: no job fits the machine, so none could be replayed"
     each = ", ".join(f"{p} {d:.2f}" for p, d in found["distance"].items())
+    if len(found["distance"]) == 1 and len(found["candidates"]) > 1:
+        return (f"{found['chosen']}, the first candidate: replayed without delays its waits lie nowhere above the"
+                f" log's (largest log(1+wait) quantile excess {found['floor_excess']:.2f}, within"
+                f" {found['floor_tolerance']:g}), so the delays can lift them and no other was replayed"
+                f" (distance {each})")
     return (f"{found['chosen']}, the closest to the log's waits of the replays without delays"
-            f" (log(1+wait) quantile distance: {each})")
+            f" (log(1+wait) quantile distance: {each}; the first's floor above the log's:"
+            f" {found['floor_excess']:.2f})")

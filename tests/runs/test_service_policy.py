@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
 from sitesim.runs.service_calibration import replay_waits
-from sitesim.runs.service_policy import BASE_POLICIES, choose_policy, quantile_distance
+from sitesim.runs.service_policy import (
+    BASE_POLICIES,
+    FLOOR_TOLERANCE,
+    choose_policy,
+    floor_excess,
+    quantile_distance,
+)
 
 NODES = 16
 
@@ -35,15 +41,33 @@ def _fit() -> ServiceFit:
     return ServiceFit(NODES, "easy", (NODES,), ((0.0, 100.0),), {"service": {"why": "test"}})
 
 
+def test_where_the_first_candidate_puts_a_floor_above_the_log_the_closest_is_chosen() -> None:
+    """A log with EASY's waits: FCFS, first, makes jobs wait longer than the log's low
+    quantiles (a floor no delay can take away), so EASY is replayed too and chosen, at
+    distance 0."""
+    chosen = choose_policy(_log("easy"), _fit(), ("fcfs", "easy"))
+    found = chosen.findings["service"]["base_policy"]
+    assert chosen.policy == "easy" and found["chosen"] == "easy"
+    assert found["floor_excess"] > FLOOR_TOLERANCE
+    assert found["distance"]["easy"] == 0.0 < found["distance"]["fcfs"]
+    assert chosen.delays == _fit().delays  # only the policy is chosen here; the delays come after
+
+
 @pytest.mark.parametrize("truth", ["fcfs", "easy"])
-def test_the_fit_chooses_the_policy_whose_waits_the_log_has(truth: str) -> None:
+def test_where_the_first_candidate_puts_no_floor_above_the_log_it_stays_unreplayed_others(truth: str) -> None:
+    """A log with FCFS's waits, or EASY's own: EASY, first, waits nowhere longer than the
+    log (the delays can lift it), so it is kept and no other candidate is replayed."""
     chosen = choose_policy(_log(truth), _fit(), ("easy", "fcfs"))
     found = chosen.findings["service"]["base_policy"]
-    assert chosen.policy == truth and found["chosen"] == truth
-    assert found["distance"][truth] == 0.0
-    other = "fcfs" if truth == "easy" else "easy"
-    assert found["distance"][other] > 0.0  # the two policies do wait differently on this log
-    assert chosen.delays == _fit().delays  # only the policy is chosen here; the delays come after
+    assert chosen.policy == "easy" and list(found["distance"]) == ["easy"]
+    assert found["floor_excess"] <= FLOOR_TOLERANCE
+    assert (found["distance"]["easy"] == 0.0) == (truth == "easy")
+
+
+def test_the_floor_by_hand() -> None:
+    # the replay's quantiles of log(1 + w) lie log(100) above the log's at every level
+    assert floor_excess(np.full(10, 99.0), np.zeros(10)) == pytest.approx(np.log(100.0))
+    assert floor_excess(np.zeros(10), np.full(10, 99.0)) == 0.0
 
 
 def test_the_candidates_are_registered_policies_and_easy_is_first() -> None:
