@@ -23,7 +23,10 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   :mod:`sitesim.users.population_table`); ``waits_in_order``: each of those jobs' wait
   in the log, which the ``hold`` service gives it again (validation under the log's
   service, docs/validation.md);
-- ``continue_offset``: the user's own log-odds offset on the site's continuation curve;
+- ``continue_offset``: the user's own log-odds offset on the site's continuation curve
+  (and beside the users, ``continuation_by_part``: one more offset per part of the local
+  day the waited-for job ended in, fitted on top of the users' own: people go home at
+  night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
   batches and absences are dealt by the part of the day (``day_parts``).
@@ -47,8 +50,11 @@ from sitesim.analysis.day_cycles import ABSENCE_CYCLES, day_counts, own_cycle, p
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
+    ContinuationCurve,
+    adjusted,
     continuation_curve,
     logistic_fit,
+    part_offsets,
     user_offset,
 )
 from sitesim.analysis.population import PopulationAnalysis
@@ -142,6 +148,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     strength = float(f"{prior_strength(start_counts):.6g}")
     profile = site_profile(start_counts)
 
+    batch_curves: list[ContinuationCurve] = []
     for u, (lo, hi), counts in zip(pa.users, _user_batches(pa), start_counts, strict=True):
         own = Warp(pa.clock, own_cycle(pa.session_starts.weekly, counts, profile, strength))
         if max(u.widths) > widest:
@@ -150,6 +157,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         offset = 0.0
         if u.batches >= MIN_OBSERVATIONS:
             offset = user_offset(curve, pa.batch_response[lo:hi], pa.batch_continued[lo:hi])
+        batch_curves.extend([adjusted(curve, round(offset, 4))] * (hi - lo))
         users.append(
             {
                 "user": u.user,
@@ -175,6 +183,10 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         provenance = {**provenance, "capped": {
             key: {"count": n, "bounds": [_num(v) for v in POPULATION_BOUNDS[key]]} for key, n in capped.to_dict().items()
         }}
+    # Going on by the part of the day the waited-for job ended in, on top of the users'
+    # own offsets (docs/population.md, "Going home at night").
+    end_parts = [h % 24 * DAY_PARTS // 24 for h in hours(list(pa.batch_end))]
+    by_part = part_offsets(batch_curves, pa.batch_response, pa.batch_continued, end_parts, DAY_PARTS)
     fit = logistic_fit(pa.batch_response, pa.batch_slowdown, pa.batch_continued)
     by_slowdown = continuation_curve(pa.batch_slowdown, pa.batch_continued, SLOWDOWN_EDGES)
     measured: dict[str, Any] = {k: _num(v) for k, v in pa.signatures().items()}
@@ -199,6 +211,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "day_cycle_strength": _num(strength),
         "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),
+        "continuation_by_part": [_num(round(a, 4)) for a in by_part],
         "users": users,
         "measured": measured,
         "continuation_checks": {

@@ -325,7 +325,9 @@ class PopulationUser:
             if not batch:
                 return False
             waited = waited_for(batch)
-            go_on = when.random() < p.continuation(waited.end - waited.submit)
+            # Judged by the curve of the part of the day the batch ended in (now).
+            curve = p.continuation_at(self.population.part_of(float(env.now))) if p.part_continuation else p.continuation
+            go_on = when.random() < curve(waited.end - waited.submit)
             think = max(0, round(_pick(p.thinks, when.random())))
             if len(batch) < width:
                 return False

@@ -53,7 +53,7 @@ from typing import Any
 
 from attrs import define
 
-from sitesim.analysis.continuation import ContinuationCurve, adjusted
+from sitesim.analysis.continuation import MAX_OFFSET, ContinuationCurve, adjusted
 from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, own_cycle, prior_strength_of, site_profile
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
@@ -117,6 +117,15 @@ class Profile:
     #: The weekly cycle the user's absences are laid down in: its own
     #: (``"absence_cycle": "own"``), or None for the site's (:attr:`FittedPopulation.warp`).
     absence_warp: Warp | None = None
+    #: The continuation curve by the part of the local day the waited-for job ended in
+    #: (the table's ``continuation_by_part``: the user's curve with each part's offset);
+    #: empty: :attr:`continuation` at any hour.
+    part_continuation: tuple[ContinuationCurve, ...] = ()
+
+    def continuation_at(self, part: int) -> ContinuationCurve:
+        """The curve a batch whose waited-for job ended in part ``part`` of the day is
+        judged by (docs/population.md, "Going home at night")."""
+        return self.part_continuation[part] if self.part_continuation else self.continuation
 
     def part(self, k: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]]:
         """Opening batches, later batches and absences of part ``k`` of the day."""
@@ -195,6 +204,11 @@ class FittedPopulation:
         if absence_cycle not in ABSENCE_CYCLES:
             raise ValueError(f"unknown absence_cycle {absence_cycle!r} ({' or '.join(ABSENCE_CYCLES)})")
         own_warps = _own_warps(data, clock) if absence_cycle == "own" else [None] * len(users)
+        by_part = [float(a) for a in data.get("continuation_by_part", [])]
+        if by_part and len(by_part) != day_parts:
+            raise ValueError(f"continuation_by_part has {len(by_part)} offsets for {day_parts} day_parts")
+        if any(not abs(a) <= MAX_OFFSET for a in by_part):
+            raise ValueError(f"continuation_by_part {by_part} is not within +-{MAX_OFFSET:g}")
         pooled: dict[str, tuple[Any, ...]] = {}
         for key in ("widths", "gaps_operational", "thinks", "absences", "runs"):
             pooled[key] = tuple(v for u in users for v in u[key])
@@ -252,6 +266,7 @@ class FittedPopulation:
                     parts=parts,
                     fills_visit=resampled and last_absence == "within_span" and bool(u["absences"]),
                     absence_warp=own_warp,
+                    part_continuation=tuple(adjusted(curve, float(u["continue_offset"]) + a) for a in by_part),
                 )
             )
         return cls(
