@@ -113,24 +113,37 @@ def _offset(base: NDArray[np.float64], continued: ArrayLike, steps: int = 30) ->
     return a
 
 
-def part_offsets(
-    curves: Sequence[ContinuationCurve], responses: ArrayLike, continued: ArrayLike, parts: ArrayLike, count: int
-) -> list[float]:
-    """Per part of the local day the waited-for job ended in, the log-odds offset that,
-    on top of each batch's own curve (``curves[i]``: the site's curve with its user's
-    offset), gives the log's rate of going on after batches ending in that part; 0 for
-    a part without batches.
+def part_and_user_offsets(
+    curve: ContinuationCurve,
+    responses: ArrayLike,
+    continued: ArrayLike,
+    spans: Sequence[tuple[int, int]],
+    parts: ArrayLike,
+    count: int,
+    least: int,
+) -> tuple[list[float], list[float]]:
+    """One log-odds offset on ``curve`` per part of the local day the waited-for job
+    ended in (``parts``, 0..``count``-1; 0 for a part without batches), and each user's
+    own offset on top of its part's (its batches are ``spans[i]``, a (first, end) range
+    of the batch arrays; users with fewer than ``least`` batches keep 0; rounded to 4
+    decimals, as the table writes them).
 
-    Why: users go home at night. At NASA-iPSC a session went on after 0.51 of the
-    batches that ended 21:00-24:00 and after 0.72-0.79 of those ending in the day, and
-    not because of the responses: of the batches waited for longer than 2 hours, 0.61
-    went on in the day and 0.11 at night (docs/population.md, "Going home at night").
-    The user offsets are solved first, over all the user's batches; these come on top."""
-    r = np.asarray(responses, dtype=float)
-    base = np.asarray([_logit(c(x)) for c, x in zip(curves, r, strict=True)])
+    The parts' offsets are the site's, as the curve is: with them, the curve gives the
+    log's rate of going on after the batches that ended in each part. The users' come
+    second, so that a user who worked at night does not carry the night in its own
+    offset too (the night counted twice), and every user keeps its own rate.
+
+    Why the parts: users go home at night. At NASA-iPSC a session went on after 0.51 of
+    the batches that ended 21:00-24:00 and 0.72-0.79 of those ending in the day, and not
+    because of the responses: of the batches waited for longer than 2 hours, 0.61 went
+    on in the day and 0.11 at night (docs/population.md, "Going home at night")."""
     c = np.asarray(continued, dtype=bool)
     k = np.asarray(parts, dtype=np.int64)
-    return [_offset(base[k == part], c[k == part]) if np.any(k == part) else 0.0 for part in range(count)]
+    site = np.asarray([_logit(curve(x)) for x in np.asarray(responses, dtype=float)])
+    by_part = [_offset(site[k == p], c[k == p]) if np.any(k == p) else 0.0 for p in range(count)]
+    shifted = site + np.asarray(by_part)[k] if k.size else site
+    users = [round(_offset(shifted[lo:hi], c[lo:hi]), 4) if hi - lo >= least else 0.0 for lo, hi in spans]
+    return users, by_part
 
 
 def adjusted(curve: ContinuationCurve, offset: float) -> ContinuationCurve:

@@ -25,7 +25,7 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   service, docs/validation.md);
 - ``continue_offset``: the user's own log-odds offset on the site's continuation curve
   (and beside the users, ``continuation_by_part``: one more offset per part of the local
-  day the waited-for job ended in, fitted on top of the users' own: people go home at
+  day the waited-for job ended in, fitted before the users' own: people go home at
   night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
@@ -50,12 +50,9 @@ from sitesim.analysis.day_cycles import ABSENCE_CYCLES, day_counts, own_cycle, p
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
-    ContinuationCurve,
-    adjusted,
     continuation_curve,
+    part_and_user_offsets,
     logistic_fit,
-    part_offsets,
-    user_offset,
 )
 from sitesim.analysis.population import PopulationAnalysis
 from sitesim.analysis.tables import _num as _table_num
@@ -148,16 +145,16 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     strength = float(f"{prior_strength(start_counts):.6g}")
     profile = site_profile(start_counts)
 
-    batch_curves: list[ContinuationCurve] = []
-    for u, (lo, hi), counts in zip(pa.users, _user_batches(pa), start_counts, strict=True):
+    # Going on after a batch: the offsets of the part of the day the waited-for job ended
+    # in, and the users' own on top (docs/population.md, "Going home at night").
+    end_parts = [h % 24 * DAY_PARTS // 24 for h in hours(list(pa.batch_end))]
+    offsets, by_part = part_and_user_offsets(curve, pa.batch_response, pa.batch_continued, _user_batches(pa), end_parts,
+                                               DAY_PARTS, MIN_OBSERVATIONS)
+    for u, counts, offset in zip(pa.users, start_counts, offsets, strict=True):
         own = Warp(pa.clock, own_cycle(pa.session_starts.weekly, counts, profile, strength))
         if max(u.widths) > widest:
             raise InputError(f"user {u.user} submitted a batch of {max(u.widths):,} jobs, more than the {widest:,.0f}"
                              " a fitted population may hold")
-        offset = 0.0
-        if u.batches >= MIN_OBSERVATIONS:
-            offset = user_offset(curve, pa.batch_response[lo:hi], pa.batch_continued[lo:hi])
-        batch_curves.extend([adjusted(curve, round(offset, 4))] * (hi - lo))
         users.append(
             {
                 "user": u.user,
@@ -183,10 +180,6 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         provenance = {**provenance, "capped": {
             key: {"count": n, "bounds": [_num(v) for v in POPULATION_BOUNDS[key]]} for key, n in capped.to_dict().items()
         }}
-    # Going on by the part of the day the waited-for job ended in, on top of the users'
-    # own offsets (docs/population.md, "Going home at night").
-    end_parts = [h % 24 * DAY_PARTS // 24 for h in hours(list(pa.batch_end))]
-    by_part = part_offsets(batch_curves, pa.batch_response, pa.batch_continued, end_parts, DAY_PARTS)
     fit = logistic_fit(pa.batch_response, pa.batch_slowdown, pa.batch_continued)
     by_slowdown = continuation_curve(pa.batch_slowdown, pa.batch_continued, SLOWDOWN_EDGES)
     measured: dict[str, Any] = {k: _num(v) for k, v in pa.signatures().items()}

@@ -37,6 +37,11 @@ without the key), or of the user's own (``own``, what ``sitesim fit`` writes: th
 cycle reweighted by the user's session starts per hour of the day,
 :mod:`sitesim.analysis.day_cycles`; docs/population.md, "Each user's own hours").
 
+By the ``continuation_by_part`` key, a user decides whether to go on after a batch by
+its curve shifted by the offset of the part of the local day the batch ended in (people
+go home at night; docs/population.md, "Going home at night"); tables without it, by its
+curve at every hour.
+
 Two kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
