@@ -17,12 +17,14 @@ before development: :data:`HELD_OUT`):
 4. replay the log under EASY, conventionally and with feedback, and compare;
 5. blank field 3 (wait) of SDSC-SP2, fit that log (its starts simulated under EASY)
    and simulate it on the nominal machine beside the original fit (``--no-blanked``: not);
-6. with ``--reacting``, fit each log again with users reacting inside a batch
-   (``--gaps reacting``) and simulate it behind its fitted service.
+6. with ``--other-gaps``, fit each log again with each other kind of gaps inside a
+   batch (``--gaps fixed``, ``--gaps reacting``; the fit's default is
+   :data:`~sitesim.users.population_table.FIT_GAPS`) and simulate it behind its
+   fitted service.
 
 Usage: ``python scripts/validate_population.py [--traces DIR] [--seeds 5] [--jobs N]``.
 The runs are independent and go to ``--jobs`` processes (default: the CPUs); the
-results do not depend on how many. With ``--reacting``, about 15 minutes on a 2-core
+results do not depend on how many. With ``--other-gaps``, about 20 minutes on a 2-core
 machine. Writes docs/validation.md and
 docs/figures/validation_hourly.png; ``--save FILE`` also keeps the measured results,
 and ``--load FILE`` writes the document again from them without simulating.
@@ -54,6 +56,7 @@ from sitesim.experiments.validation import (  # noqa: E402
     trace_signatures,
 )
 from sitesim.runs.fit import fit_log  # noqa: E402
+from sitesim.users.population_table import FIT_GAPS, GAPS  # noqa: E402
 from validation_doc import EXACT_REPLAY, NO_WAIT_LOG, SESSION_KEYS, VARIANTS, Variant, figure, render  # noqa: E402
 
 #: The shared logs, development logs first. LANL-CM5 and SDSC-BLUE were drawn as the
@@ -68,6 +71,8 @@ LOGS = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
 }
 HELD_OUT = ("LANL-CM5", "SDSC-BLUE")
+#: The kinds of gaps inside a batch ``--other-gaps`` compares with the fit's default.
+OTHER_GAPS = tuple(g for g in GAPS if g != FIT_GAPS)
 
 
 #: Session signatures as the simulated users report their own sessions (summary.json,
@@ -158,7 +163,7 @@ def blank_waits(src: Path, dst: Path) -> None:
             fout.write(line)
 
 
-def fit_one(name: str, path: Path, work: Path, gaps: str = "fixed", blank: bool = False) -> dict[str, Any]:
+def fit_one(name: str, path: Path, work: Path, gaps: str = FIT_GAPS, blank: bool = False) -> dict[str, Any]:
     """Fit one log (optionally with its waits blanked), and measure the log as its fit did."""
     site = work / f"{name}-{gaps}{'-blank' if blank else ''}"
     source = path
@@ -176,7 +181,7 @@ def fit_one(name: str, path: Path, work: Path, gaps: str = "fixed", blank: bool 
         "measured": population["measured"],
         "service": population["provenance"].get("service", {}),
     }
-    if not blank and gaps == "fixed":
+    if not blank and gaps == FIT_GAPS:
         # a log without waits is measured on the starts its fit simulated
         log = trace_signatures(path, starts=info.starts, per_node=info.processors_per_node)
         fitted["log"] = log
@@ -193,7 +198,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="log names (default: all six)")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validation.md")
     parser.add_argument("--no-blanked", action="store_true", help=f"leave out {NO_WAIT_LOG} with its waits blanked")
-    parser.add_argument("--reacting", action="store_true", help="also fit with users reacting inside a batch")
+    parser.add_argument("--other-gaps", action="store_true",
+                        help="also fit with each other kind of gaps inside a batch than the fit's default")
     parser.add_argument("--save", type=Path, help="also pickle the measured results to this file")
     parser.add_argument("--load", type=Path, help="write the document from results pickled by --save")
     args = parser.parse_args()
@@ -218,29 +224,28 @@ def measure(pool: ProcessPoolExecutor, names: list[str], traces: Path, work: Pat
     """Every fit, run and replay of the validation, spread over ``pool``; the results
     are collected in a fixed order, so they do not depend on the number of processes."""
     fits: dict[tuple[str, str], Future[dict[str, Any]]] = {}
+    others = OTHER_GAPS if args.other_gaps else ()
     for name in names:
         path = traces / LOGS[name]
-        fits[name, "fixed"] = pool.submit(fit_one, name, path, work)
-        if args.reacting:
-            fits[name, "reacting"] = pool.submit(fit_one, name, path, work, "reacting")
+        fits[name, "fitted"] = pool.submit(fit_one, name, path, work)
+        for gaps in others:
+            fits[name, gaps] = pool.submit(fit_one, name, path, work, gaps)
         if name == NO_WAIT_LOG and not args.no_blanked:
-            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, "fixed", True)
+            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, FIT_GAPS, True)
+    chosen = {"blanked": VARIANTS["easy"],
+              **{gaps: Variant(f"fitted service, gaps {gaps}", "easy", True) for gaps in others}}
     runs: dict[tuple[str, str], list[Future[dict[str, float]]]] = {}
-    for (name, kind), future in fits.items():
-        fitted = future.result() if kind == "fixed" else None
-        if fitted is None:
-            continue
+    for name in names:
+        fitted = fits[name, "fitted"].result()
         print(f"{name}: fitted", flush=True)
-        chosen = {"reacting": Variant("fitted service, users reacting", "easy", True), "blanked": VARIANTS["easy"]}
         for key, variant in VARIANTS.items():
             runs[name, key] = seeds_of(pool, fitted, fitted, variant, args.seeds)
-        for kind2 in ("reacting", "blanked"):
-            if (name, kind2) in fits:
-                other = fits[name, kind2].result()
-                runs[name, kind2] = seeds_of(pool, other, fitted, chosen[kind2], args.seeds)
+        for kind in chosen:
+            if (name, kind) in fits:
+                runs[name, kind] = seeds_of(pool, fits[name, kind].result(), fitted, chosen[kind], args.seeds)
     results: dict[str, Any] = {}
     for name in names:
-        fitted = fits[name, "fixed"].result()
+        fitted = fits[name, "fitted"].result()
         entry = {k: v for k, v in fitted.items() if k not in ("site", "log")}
         log = fitted["log"]
         entry.update(log=log.values, log_hourly=log.hourly, held_out=name in HELD_OUT)

@@ -14,6 +14,7 @@ import numpy as np
 from attrs import frozen
 
 from sitesim.experiments.validation import CHECKS, WAIT_CHECKS, format_value, mean_ci, passes, rules
+from sitesim.users.population_table import FIT_GAPS, GAPS
 
 RULES = {"rel": "±{:.0%} of the log", "abs": "±{:g}", "min": "≥ {:g}", "neg": "< 0", "factor": "×/÷ {:g} of the log"}
 LABELS = {
@@ -273,16 +274,16 @@ def render(results: dict[str, Any]) -> str:
     ]
     if "blanked" in results.get(NO_WAIT_LOG, {}):
         lines += blanked_section(results[NO_WAIT_LOG])
-    if all("reacting" in r for r in results.values()):
-        lines += reacting_section(results)
+    others = [g for g in GAPS if g != FIT_GAPS]
+    if all(all(g in r for g in others) for r in results.values()):
+        lines += gaps_section(results, others)
     else:
         lines += [
-            "## Not re-run here: users reacting inside a batch",
+            "## Not re-run here: the other kinds of gaps inside a batch",
             "",
-            "The comparison of the default gaps with users reacting to their jobs' ends",
-            "(`sitesim fit --gaps reacting`) runs with `--reacting`; this page's history keeps",
-            "its last results (EASY on the nominal machine: 44 rules with the gaps kept, 41",
-            "reacting).",
+            f"The comparison of the fit's default gaps (`{FIT_GAPS}`) with the others",
+            f"(`sitesim fit --gaps {' / '.join(others)}`) runs with `--other-gaps`; this page's",
+            "history keeps its last results.",
             "",
         ]
     return "\n".join(lines)
@@ -454,20 +455,23 @@ def blanked_section(r: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def reacting_section(results: dict[str, Any]) -> list[str]:
+def gaps_section(results: dict[str, Any], others: list[str]) -> list[str]:
     lines = [
-        "## Users reacting inside a batch (`sitesim fit --gaps reacting`)",
+        "## Gaps inside a batch: the fit's default against the other kinds",
         "",
-        "Same logs and seeds, behind the fitted service: the default gaps against users",
-        "who take up their batch a think time after its earlier jobs ended.",
+        "Same logs and seeds, behind the fitted service: users who take up a batch whose",
+        f"jobs so far ended when they are there to see it (`{FIT_GAPS}`, the fit's default),",
+        "who keep the log's gaps whatever their jobs did (`fixed`), and who always take it",
+        "up a think time after the end (`reacting`): docs/population.md, \"Reacting inside",
+        "a batch\".",
         "",
-        "| log | signature | rule | log | gaps kept (default) | reacting |",
-        "|---|---|---|---:|---:|---:|",
+        f"| log | signature | rule | log | {FIT_GAPS} (default) | {' | '.join(others)} |",
+        f"|---|---|---|---:|---:|{'---:|' * len(others)}",
     ]
     for n, r in results.items():
         for key in CHECKS:
             row = f"| {n} | {LABELS[key]} | {rule_text(key)} | {format_value(r['log'][key])} |"
-            for v in ("service", "reacting"):
+            for v in ("service", *others):
                 row += f" {cell(r[v], key)}{'' if held(r, v, key) else ' ✗'} |"
             lines.append(row)
     return [*lines, ""]

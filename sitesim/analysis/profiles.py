@@ -23,7 +23,10 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   :mod:`sitesim.users.population_table`); ``waits_in_order``: each of those jobs' wait
   in the log, which the ``hold`` service gives it again (validation under the log's
   service, docs/validation.md);
-- ``continue_offset``: the user's own log-odds offset on the site's continuation curve;
+- ``continue_offset``: the user's own log-odds offset on the site's continuation curve
+  (and beside the users, ``continuation_by_part``: one more offset per part of the local
+  day the waited-for job ended in, fitted before the users' own: people go home at
+  night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
   batches and absences are dealt by the part of the day (``day_parts``).
@@ -48,8 +51,8 @@ from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
     continuation_curve,
+    part_and_user_offsets,
     logistic_fit,
-    user_offset,
 )
 from sitesim.analysis.population import PopulationAnalysis
 from sitesim.analysis.tables import _num as _table_num
@@ -142,14 +145,16 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     strength = float(f"{prior_strength(start_counts):.6g}")
     profile = site_profile(start_counts)
 
-    for u, (lo, hi), counts in zip(pa.users, _user_batches(pa), start_counts, strict=True):
+    # Going on after a batch: the offsets of the part of the day the waited-for job ended
+    # in, and the users' own on top (docs/population.md, "Going home at night").
+    end_parts = [h % 24 * DAY_PARTS // 24 for h in hours(list(pa.batch_end))]
+    offsets, by_part = part_and_user_offsets(curve, pa.batch_response, pa.batch_continued, _user_batches(pa), end_parts,
+                                               DAY_PARTS, MIN_OBSERVATIONS)
+    for u, counts, offset in zip(pa.users, start_counts, offsets, strict=True):
         own = Warp(pa.clock, own_cycle(pa.session_starts.weekly, counts, profile, strength))
         if max(u.widths) > widest:
             raise InputError(f"user {u.user} submitted a batch of {max(u.widths):,} jobs, more than the {widest:,.0f}"
                              " a fitted population may hold")
-        offset = 0.0
-        if u.batches >= MIN_OBSERVATIONS:
-            offset = user_offset(curve, pa.batch_response[lo:hi], pa.batch_continued[lo:hi])
         users.append(
             {
                 "user": u.user,
@@ -199,6 +204,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "day_cycle_strength": _num(strength),
         "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),
+        "continuation_by_part": [_num(round(a, 4)) for a in by_part],
         "users": users,
         "measured": measured,
         "continuation_checks": {

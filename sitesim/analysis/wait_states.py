@@ -14,21 +14,24 @@ Jobs that continue a session waited far less than the others of their size (CTC-
 median 18 s against 2,623 s for jobs opening one), jobs in a batch somewhat more. Each
 state's mean normal score of the jobs' *levels* (where a job's wait falls in its size
 class's distribution, :class:`sitesim.schedulers.service.DelayModel`) is what a site
-file's ``level_states`` would shift a job's level by; ``sitesim fit`` does not write
-them, because these raw means count again what the per-user correlation carries
-(docs/service.md, "The user's state").
+file's ``level_states`` shift a job's level by. ``sitesim fit`` does not write these
+raw means, which count again what the per-user correlation carries; it calibrates the
+shifts against a replay of the log under its service instead, state by state, as the
+delays are (:func:`log_states`, :func:`served_states`, :func:`state_means`;
+:mod:`sitesim.runs.service_calibration`; docs/service.md, "The user's state").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from heapq import heappop, heappush
 from statistics import NormalDist
 
 import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import job_roles, user_sequences
-from sitesim.workload.session_rule import STATES, state_of
+from sitesim.workload.session_rule import IN_BATCH, STATES, state_of
 
 #: A state with fewer jobs than this gets no shift.
 MIN_JOBS = 30
@@ -77,3 +80,46 @@ def state_shifts(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> list[
         value = float(mine.mean()) if len(mine) >= MIN_JOBS else 0.0
         shifts.append(round(min(max(value, -MAX_SHIFT), MAX_SHIFT), 3))
     return shifts
+
+
+def log_states(jobs: Sequence[TraceJob]) -> np.ndarray:
+    """Per job of ``jobs`` (in their order), its user's state at its submission in the
+    log (an index in :data:`STATES`), by the session analysis's think times."""
+    position = {id(j): i for i, j in enumerate(jobs)}
+    states = np.full(len(jobs), STATES.index("opening"), dtype=np.int64)
+    for seq in user_sequences(list(jobs)).values():
+        for job, role in zip(seq, job_roles(seq), strict=True):
+            states[position[id(job)]] = state_of(role.think)
+    return states
+
+
+def served_states(user: np.ndarray, submit: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per job, its user's state at its submission when the jobs end at ``end`` (NaN: a
+    job that never ran, which then counts for nothing), by the rule a scheduler applies
+    (:class:`sitesim.schedulers.service.UserStates`: a job of the user not yet ended, else
+    the time since the latest end); a job ending at the second another is submitted has
+    ended by then. Why: a replay under a service ends the log's jobs at other times than
+    the log did, so its users are in other states at the same submissions."""
+    states = np.empty(len(submit), dtype=np.int64)
+    order = np.lexsort((np.arange(len(submit)), submit, user))
+    pending: list[float] = []
+    latest: float | None = None
+    current = None
+    for i in order:
+        if user[i] != current:
+            current, pending, latest = user[i], [], None
+        t = submit[i]
+        while pending and pending[0] <= t:
+            latest = heappop(pending)  # a user's ends leave in time order: the last is the latest
+        states[i] = IN_BATCH if pending else state_of(None if latest is None else float(t - latest))
+        if not np.isnan(end[i]):
+            heappush(pending, float(end[i]))
+    return states
+
+
+def state_means(klass: np.ndarray, wait: np.ndarray, states: np.ndarray) -> list[float | None]:
+    """Per state, the mean normal score of its jobs' waits within their size class
+    (:func:`level_scores`); None for a state with fewer than :data:`MIN_JOBS` jobs."""
+    scores = level_scores(klass, wait)
+    return [float(scores[states == k].mean()) if np.count_nonzero(states == k) >= MIN_JOBS else None
+            for k in range(len(STATES))]

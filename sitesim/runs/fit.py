@@ -68,7 +68,7 @@ from sitesim.runs.outdir import OutputDir
 from sitesim.runs.output import write_text
 from sitesim.runs.service_fit import fit_log_service, report_lines, service_lines
 from sitesim.runs.starts import StartReplay, simulate_starts
-from sitesim.users.population_table import GAPS, LAST_ABSENCE
+from sitesim.users.population_table import FIT_GAPS, GAPS, LAST_ABSENCE
 from sitesim.workload.calendar import Clock
 from sitesim.workload.files import check_output, rereadable
 from sitesim.workload.swf import SwfHeader, SwfReader
@@ -168,15 +168,16 @@ def fit_log(
     name: str | None = None,
     skip_malformed: bool = False,
     start_policy: str | None = None,
-    gaps: str = "fixed",
+    gaps: str = FIT_GAPS,
 ) -> FitSummary:
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}.
 
     A log without wait times (or any log, with ``start_policy``) gets its starts
     simulated first (:mod:`sitesim.runs.starts`). A pipe is copied once to a temporary
     file, since a fit reads its log more than once; errors name ``log`` all the same.
-    ``gaps``: whether the users keep their batches' gaps ("fixed") or react inside a
-    batch to their jobs' ends ("reacting"; docs/population.md)."""
+    ``gaps``: whether the users keep their batches' gaps ("fixed"), react inside a
+    batch to their jobs' ends ("reacting"), or react when present to see them
+    ("present"; docs/population.md)."""
     if gaps not in GAPS:
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
     path = Path(log)
@@ -257,7 +258,7 @@ def _fit_log(
         pop_table = build_population_table(population, name=name, machine_size=machine, provenance=provenance)
     except InputError as exc:
         raise InputError(exc.message, path=where) from None
-    if gaps != "fixed":  # the default is left unwritten, so default tables keep their bytes
+    if gaps != GAPS[0]:  # a table without the key keeps its gaps, as tables before the key did
         pop_table["gaps"] = gaps
     # A visit ends with its last session: its users deal only absences that end within it
     # (docs/population.md, "The end of a visit").
@@ -341,9 +342,11 @@ def main(argv: Sequence[str]) -> int:
         " its header's notes name, else easy (docs/population.md)",
     )
     parser.add_argument(
-        "--gaps", choices=GAPS, default="fixed",
-        help="inside a batch, keep the log's gaps (fixed, the default) or submit the next job a think"
-        " time after the earlier ones all ended, when that comes first (reacting; docs/population.md)",
+        "--gaps", choices=GAPS, default=FIT_GAPS,
+        help="inside a batch, keep the log's gaps (fixed), submit the next job a think time after the"
+        " earlier ones all ended, when that comes first (reacting), or do so with the probability the"
+        f" continuation curve gives that the user is there to see the end (present); default {FIT_GAPS}"
+        " (docs/population.md)",
     )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))

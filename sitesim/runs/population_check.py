@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sitesim.analysis.continuation import MAX_OFFSET
 from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, prior_strength_of
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
@@ -110,6 +111,15 @@ def check_population(data: Any, where: str) -> None:
                              path=where, field="absence_cycle")
         if own and "day_cycle_strength" not in data:
             raise InputError('is needed with absence_cycle "own"', path=where, field="day_cycle_strength")
+    if isinstance(data, dict) and "continuation_by_part" in data:
+        offsets = data["continuation_by_part"]
+        if not isinstance(offsets, list):
+            raise InputError("must be a list of log-odds offsets, one per part of the day", path=where,
+                             field="continuation_by_part")
+        for j, value in enumerate(offsets):
+            if not _within(value, -MAX_OFFSET, MAX_OFFSET):
+                raise InputError(f"{value!r} is not a log-odds offset in -{MAX_OFFSET:g}..{MAX_OFFSET:g}", path=where,
+                                 field=f"continuation_by_part[{j}]")
     if isinstance(data, dict):
         for key in _CYCLES:
             if key in data:

@@ -25,6 +25,12 @@ a statistical model (per size class quantiles, drawn per job at levels that go
 together per user: sitesim.schedulers.service), serving any users, user
 counts and run lengths. The fit reports how far each replay was from the log (per
 class and over all jobs) before its correction.
+
+The same replay corrects the shifts of the jobs' levels by their users' states
+(``level_states``: in a batch, continuing a session, opening one), where the levels
+go per user: each state's mean wait score in the replay, by the states the replay's
+own ends give (what a scheduler sees), moved to the log's, then centred
+(:func:`_state_shifts`). No further replay: the fit's time is held to its budget.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import simpy
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
+from sitesim.analysis.wait_states import MAX_SHIFT, log_states, served_states, state_means
 from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
 from sitesim.engine.replay import CheckedJobs, CheckedReplay
@@ -244,12 +251,16 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
     delays = delay_model(fit)
     measured = []
     kept = kept_jobs(jobs) if kept is None else kept
+    states: dict[str, Any] = {}
     for _ in range(ROUNDS):
         replayed = replay_waits(jobs, fit, delays, kept=kept)
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare
             break
         measured.append(_error(log, replayed, klass, fit.size_classes))
         delays = _corrected(delays, _gaps(log, replayed, klass, delays), _mean_gaps(log, replayed, klass, classes))
+        if fit.levels == "per-user":  # a state shifts a user's levels: none without them
+            shifts, states = _state_shifts(jobs, log, replayed, klass, delays.level_states)
+            delays = attrs.evolve(delays, level_states=shifts)
     service = dict(fit.findings["service"])
     if measured:
         service["delays"] = "fit-waits by size class, corrected against a replay of the log under the service"
@@ -257,5 +268,37 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
                           f" fit-waits, corrected against a replay of the log), then served by {fit.policy}"
                           f" on {fit.nodes} nodes")
     service["calibration"] = {"rounds": len(measured), "step": STEP, "seed": SEED, "replays": measured,
-                              "mean_delay": [round(m, 1) for m in delays.mean]}
-    return attrs.evolve(fit, delays=delays.delays, findings={**fit.findings, "service": service})
+                              "mean_delay": [round(m, 1) for m in delays.mean], **states}
+    return attrs.evolve(fit, delays=delays.delays, level_states=delays.level_states,
+                        findings={**fit.findings, "service": service})
+
+
+def _state_shifts(
+    jobs: Sequence[TraceJob], log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, shifts: tuple[float, ...]
+) -> tuple[tuple[float, ...], dict[str, Any]]:
+    """The shifts of the jobs' levels by their users' states (``level_states``),
+    corrected as the delays are: by the gap between each state's mean wait score in the
+    log (the log's states) and in the replay (the states its ends gave: a scheduler's
+    view), then centred on the replay's mix of states, so the levels stay uniform over
+    it and the delays' classes keep their means. What the replay shows is already net
+    of what the per-user correlation carries, which raw means of the log's scores are
+    not (docs/service.md, "The user's state"). A state with too few jobs on either side
+    keeps its shift; none is kept beyond +-MAX_SHIFT."""
+    ran = ~np.isnan(replayed)
+    user = np.fromiter((j.user for j in jobs), np.int64, len(jobs))
+    submit = np.fromiter((j.submit for j in jobs), np.float64, len(jobs))
+    ends = submit + replayed + np.fromiter((j.run for j in jobs), np.float64, len(jobs))
+    mine = ran & (user >= 0)
+    target = state_means(klass[mine], log[mine], log_states([j for j, m in zip(jobs, mine, strict=True) if m]))
+    served = served_states(user[mine], submit[mine], ends[mine])
+    seen = state_means(klass[mine], replayed[mine], served)
+    old = list(shifts) or [0.0] * len(target)
+    new = [o + STEP * (t - s) if t is not None and s is not None else o
+           for o, t, s in zip(old, target, seen, strict=True)]
+    counts = np.bincount(served, minlength=len(new))
+    centre = float(np.dot(counts, new) / max(counts.sum(), 1))
+    shifted = tuple(round(min(max(v - centre, -MAX_SHIFT), MAX_SHIFT), 3) for v in new)
+    report = {"state_scores": {"log": [None if t is None else round(t, 3) for t in target],
+                               "replay": [None if s is None else round(s, 3) for s in seen]},
+              "level_states": list(shifted)}
+    return shifted, report

@@ -31,9 +31,9 @@ def fit_log_service(
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
     if starts is None:
-        # The user's state (level_states, sitesim.analysis.wait_states) is not fitted:
-        # measured on the raw waits, its shifts count again what the per-user
-        # correlation already carries (docs/service.md, "The user's state").
+        # The user's state (level_states) is calibrated with the delays, against the
+        # replay: measured on the raw waits, its shifts would count again what the
+        # per-user correlation already carries (docs/service.md, "The user's state").
         kept = kept_jobs(jobs)  # made once for the replays of both
         return calibrate(jobs, choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation), kept=kept),
                          kept=kept)

@@ -35,10 +35,12 @@ the same draws per batch whatever happens, so schedulers face the same users),
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
+
+from sitesim.analysis.continuation import ContinuationCurve
 
 from sitesim.engine.process import UserGenerator, UserProcess, Wait
 from sitesim.engine.site import Site
@@ -189,13 +191,63 @@ class OperationalReaction:
         self.when = when
         self.warp = warp
 
-    def draw(self) -> float:
+    @classmethod
+    def of(cls, user: PopulationUser) -> OperationalReaction:
+        """The reaction of ``user``: its think times and stream, its site's cycle."""
+        return cls(user.profile.thinks, user.when, user.population.warp)
+
+    def draw(self) -> Any:
         """One of the user's think times, from its ``when`` stream (one draw per gap)."""
         return float(_pick(self.thinks, self.when.random()))
 
-    def delay(self, now: int, drawn: float) -> int:
+    def delay(self, now: int, drawn: Any, batch: list[Job]) -> int | None:
         """``drawn`` operational seconds laid down from ``now``, in whole seconds."""
         return _laid_down(self.warp, float(now), drawn)
+
+
+class PresentReaction(OperationalReaction):
+    """A fitted user's reaction inside a batch when it is there to see the end
+    (``"gaps": "present"``): with the probability its continuation curve gives (its
+    own offset, the part of the day now) for the response of the job it waited for,
+    the reaction of :class:`OperationalReaction`; else none, and the gap is kept.
+
+    Why: the log cannot say what its users did when a batch's jobs ended before the
+    next gap, since in the log none did (a job submitted after they all ended starts a
+    batch). The curve is the log's measure of the nearest thing: how often a user
+    submitted again within 20 minutes of an end, given the response. A user who was
+    not there comes back at the gap, as it did in the log. Both the think time and the
+    uniform are drawn before every gap, used or not."""
+
+    __slots__ = ("curve_at",)
+
+    def __init__(
+        self, thinks: Sequence[float], when: np.random.Generator, warp: Warp,
+        curve_at: Callable[[float], ContinuationCurve],
+    ) -> None:
+        super().__init__(thinks, when, warp)
+        #: The continuation curve the user judges by at a time (its part of the day).
+        self.curve_at = curve_at
+
+    @classmethod
+    def of(cls, user: PopulationUser) -> OperationalReaction:
+        return cls(user.profile.thinks, user.when, user.population.warp, user.continuation)
+
+    def draw(self) -> Any:
+        return (float(_pick(self.thinks, self.when.random())), self.when.random())
+
+    def delay(self, now: int, drawn: Any, batch: list[Job]) -> int | None:
+        think, uniform = drawn
+        waited = waited_for(batch)
+        if uniform >= self.curve_at(float(now))(waited.end - waited.submit):
+            return None
+        return _laid_down(self.warp, float(now), think)
+
+
+#: The reaction inside a batch of each kind of gaps (the table's ``gaps``; None: the gap
+#: is kept). Registered here, so a new kind is a class and an entry.
+REACTIONS: dict[str, type[OperationalReaction] | None] = {
+    "fixed": None, "reacting": OperationalReaction, "present": PresentReaction,
+}
 
 
 class PopulationUser:
@@ -286,6 +338,12 @@ class PopulationUser:
                 return
             start += period
 
+    def continuation(self, now: float) -> ContinuationCurve:
+        """The curve the user judges going on by at ``now``: its own, for the part of the
+        day ``now`` falls in when the table has offsets by the part of the day."""
+        p = self.profile
+        return p.continuation_at(self.population.part_of(now)) if p.part_continuation else p.continuation
+
     def _session(self) -> Generator[Wait, Any, bool]:
         """One session; False when the job limit stopped the user."""
         env = self.site.env
@@ -298,7 +356,8 @@ class PopulationUser:
         waited: Job | None = None
         position = 0
         decks = self._decks
-        react = OperationalReaction(p.thinks, when, warp) if self.population.reacting else None
+        kind = REACTIONS[self.population.gaps]
+        react = kind.of(self) if kind is not None else None
         while True:
             position += 1
             if decks is not None:
@@ -325,7 +384,7 @@ class PopulationUser:
             if not batch:
                 return False
             waited = waited_for(batch)
-            go_on = when.random() < p.continuation(waited.end - waited.submit)
+            go_on = when.random() < self.continuation(float(env.now))(waited.end - waited.submit)
             think = max(0, round(_pick(p.thinks, when.random())))
             if len(batch) < width:
                 return False

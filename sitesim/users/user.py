@@ -154,7 +154,7 @@ def submit_batch(
             if react is None:
                 yield gap()
             else:
-                yield from gap_or_reaction(done, gap(), react, react.draw())
+                yield from gap_or_reaction(done, gap(), react, react.draw(), batch)
         if max_jobs is not None and site.submitted >= max_jobs:
             break
         job = make_job(int(env.now), waited)
@@ -179,18 +179,22 @@ def submit_batch(
 class Reaction(Protocol):
     """How a user who reacts inside a batch takes it up once its jobs so far ended."""
 
-    def draw(self) -> float:
+    def draw(self) -> Any:
         """The reaction for the next gap, drawn before it whether it is used or not."""
         ...
 
-    def delay(self, now: int, drawn: float) -> int:
-        """Seconds from ``now``, the last job's end, to the next submission."""
+    def delay(self, now: int, drawn: Any, batch: list[Job]) -> int | None:
+        """Seconds from ``now``, the end of ``batch``'s jobs so far, to the next
+        submission; None: no reaction (the gap is kept)."""
         ...
 
 
-def gap_or_reaction(done: BatchEnd, gap: int, react: Reaction, drawn: float) -> Generator[Wait, Any, None]:
+def gap_or_reaction(
+    done: BatchEnd, gap: int, react: Reaction, drawn: Any, batch: list[Job]
+) -> Generator[Wait, Any, None]:
     """Wait ``gap`` seconds, or until ``react.delay`` after every job ``done`` counts
-    has ended, whichever comes first (a tie goes to the gap).
+    (``batch``, the batch's jobs so far) has ended, whichever comes first (a tie goes
+    to the gap; a reaction of None: the gap).
 
     Why: a batch resampled from a log keeps the log's gaps, each laid down while an
     earlier job of the batch still waited or ran there. When the simulated scheduler
@@ -210,8 +214,8 @@ def gap_or_reaction(done: BatchEnd, gap: int, react: Reaction, drawn: float) -> 
         # The gap started in the step that submitted the batch's latest job, whose end
         # (even after no time at all) was still to be processed: no end was missed.
         now = int(env.now)
-        delay = react.delay(now, drawn)
-        if now + delay < due:
+        delay = react.delay(now, drawn, batch)
+        if delay is not None and now + delay < due:
             move_waiter(timer, delay)
 
     done.on_idle = idle

@@ -122,6 +122,19 @@ def test_day_parts_out_of_range_are_refused(fitted: Path, tmp_path: Path, parts:
     assert err.count("\n") == 1 and "population.json: day_parts:" in err and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize(("offsets", "message"), [
+    (0.5, "continuation_by_part: must be a list"),
+    ([0.0, 9.0, 0.0, 0.0], "continuation_by_part[1]: 9.0 is not a log-odds offset"),
+    ([0.0, 0.0], "continuation_by_part has 2 offsets for 4 day_parts"),
+])
+def test_part_offsets_out_of_range_are_refused(fitted: Path, tmp_path: Path, offsets: Any, message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__("continuation_by_part", offsets))
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "population.json" in err and message in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("strength", [0, -1, 1e9, True, "30"])
 def test_day_cycle_strength_out_of_range_is_refused(fitted: Path, tmp_path: Path, strength: Any,
                                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -166,3 +166,35 @@ def test_users_dealing_by_the_hour_stay_light() -> None:
     per_user = (tracemalloc.get_traced_memory()[0] - before) / 2000
     tracemalloc.stop()
     assert per_user < 8_000, f"{per_user:.0f} bytes per registered user"
+
+
+def test_a_user_goes_home_at_night_by_the_part_offsets() -> None:
+    """With an even chance of going on after any batch, and an offset of -4 on the
+    log-odds after batches that end 00:00-06:00, the night sessions hold about one
+    batch each and the afternoon ones about two; without the offsets both hold about
+    two (docs/population.md, "Going home at night")."""
+
+    def batches_per_session(data: dict[str, Any]) -> tuple[float, float]:
+        jobs = submitted(data, days=12)  # the chain drifts later; by then no night batch ends after 06:00
+        night = [j for j in jobs if (j.submit // HOUR) % 24 < 12]
+        day = [j for j in jobs if (j.submit // HOUR) % 24 >= 12]
+        return (len(night) / len({j.submit // DAY for j in night}), len(day) / len({j.submit // DAY for j in day}))
+
+    data = night_and_day()
+    data["continuation"] = {"edges": [600], "probability": [0.5, 0.5], "batches": [10, 10]}
+    assert FittedPopulation.from_dict(data, largest=16).profiles[0].part_continuation == ()
+    night, day = batches_per_session(data)
+    assert night > 1.5 and day > 1.5
+    data["continuation_by_part"] = [-4.0, 0.0, 0.0, 0.0]
+    profile = FittedPopulation.from_dict(data, largest=16).profiles[0]
+    assert profile.continuation_at(0)(3600) < 0.02 and profile.continuation_at(2)(3600) == pytest.approx(0.5)
+    night, day = batches_per_session(data)
+    assert night < 1.2 < 1.5 < day
+
+
+@pytest.mark.parametrize(("offsets", "message"), [([0.0] * 3, "3 offsets for 4 day_parts"), ([5.0] * 4, "not within")])
+def test_part_offsets_must_fit_the_day_parts(offsets: list[float], message: str) -> None:
+    data = night_and_day()
+    data["continuation_by_part"] = offsets
+    with pytest.raises(ValueError, match=message):
+        FittedPopulation.from_dict(data, largest=16)

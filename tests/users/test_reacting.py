@@ -21,8 +21,9 @@ from sitesim.engine.site import Site
 from sitesim.experiments.validation import simulate_fitted
 from sitesim.runs.fit import fit_log
 from sitesim.schedulers.easy import EasyScheduler
-from sitesim.users.population import OperationalReaction
-from sitesim.users.population_table import FittedPopulation
+from sitesim.analysis.continuation import ContinuationCurve
+from sitesim.users.population import OperationalReaction, PresentReaction
+from sitesim.users.population_table import FIT_GAPS, FittedPopulation
 from sitesim.users.user import submit_batch
 from sitesim.workload.calendar import Clock, Warp
 from sitesim.workload.job import Job
@@ -41,12 +42,13 @@ class After:
         self.draws += 1
         return float(self.think)
 
-    def delay(self, now: int, drawn: float) -> int:
+    def delay(self, now: int, drawn: float, batch: list[Job]) -> int:
         return int(drawn)
 
 
 def run_batches(
     batches: list[list[tuple[int, int, int]]], *, think: int | None, blocker: int = 0, limit: int | None = None,
+    reaction: Any = None,
 ) -> tuple[list[tuple[int, int, int]], list[int], int]:
     """One user submits ``batches`` of (gap before the job, runtime, size) under EASY,
     reacting after ``think`` seconds (None: gaps kept), after ``blocker`` seconds of the
@@ -56,7 +58,7 @@ def run_batches(
     site = Site(env, Machine(NODES), EasyScheduler(NODES))
     jobs: list[Job] = []
     ended: list[int] = []
-    react = None if think is None else After(think)
+    react = reaction if reaction is not None else None if think is None else After(think)
     if blocker:
         site.submit(Job(id=-1, submit=0, size=NODES, runtime=blocker, estimate=blocker, user=99))
 
@@ -79,7 +81,7 @@ def run_batches(
 
     UserProcess(site, user())
     env.run()
-    return [(j.submit, j.start, j.end) for j in jobs], ended, 0 if react is None else react.draws
+    return [(j.submit, j.start, j.end) for j in jobs], ended, getattr(react, "draws", 0)
 
 
 def test_a_user_keeping_its_gaps_idles_past_the_ends() -> None:
@@ -119,6 +121,40 @@ def test_a_reaction_after_the_gap_changes_nothing() -> None:
     assert draws == 1  # a batch of one job has no gap
 
 
+def test_a_present_user_reacts_with_the_curves_probability() -> None:
+    """``"gaps": "present"``: a user goes on after a response of 5 s (the curve says 1)
+    and reacts 10 s after job 1's end; after job 2's 50 s (the curve says 0) it was not
+    there and keeps the gap: job 3 goes 100 s after job 2's submission. Both draws
+    (think time, uniform) are taken before every gap, used or not."""
+    curve = ContinuationCurve((30.0,), (1.0, 0.0), (1, 1))
+    when = np.random.default_rng(7)
+    present = PresentReaction((10.0,), when, Warp(Clock(), np.ones(168)), lambda _now: curve)
+    jobs, ended, _ = run_batches([[(0, 5, 1), (100, 50, 1), (100, 1, 1)]], think=None, reaction=present)
+    assert jobs == [(0, 0, 5), (15, 15, 65), (115, 115, 116)]
+    assert ended == [116]
+    fresh = np.random.default_rng(7)
+    fresh.random(4)  # two gaps, two draws each
+    assert when.random() == fresh.random()
+
+
+def test_a_present_user_is_judged_by_the_curve_of_the_hour() -> None:
+    """The reaction asks for the curve at the end's time: a curve of 0 then keeps the
+    gap, one of 1 reacts after the think time."""
+    batch = [Job(id=1, submit=0, size=1, runtime=5, estimate=5, user=1)]
+    batch[0].start, batch[0].end = 0, 5
+    flat = Warp(Clock(), np.ones(168))
+    asked: list[float] = []
+
+    def curve_at(now: float) -> ContinuationCurve:
+        asked.append(now)
+        return ContinuationCurve((), (1.0 if now < 3600 else 0.0,), (1,))
+
+    present = PresentReaction((10.0,), np.random.default_rng(1), flat, curve_at)
+    assert present.delay(5, (10.0, 0.99), batch) == 10
+    assert present.delay(7200, (10.0, 0.0), batch) is None
+    assert asked == [5.0, 7200.0]
+
+
 def test_the_job_limit_still_cuts_a_reacting_batch() -> None:
     """With a limit of 2 jobs the third is never submitted; the batch ends with job 2."""
     jobs, ended, _ = run_batches([[(0, 5, 1), (100, 50, 1), (100, 1, 1)]], think=10, limit=2)
@@ -127,8 +163,9 @@ def test_the_job_limit_still_cuts_a_reacting_batch() -> None:
 
 
 def test_the_table_says_how_users_treat_gaps(tmp_path: Path) -> None:
-    """``gaps`` is read from the table: fixed by default, reacting when it says so, and
-    any other value is refused naming it."""
+    """``gaps`` is read from the table: fixed without the key, the kind it names else,
+    and any other value is refused naming it; the fit writes its default
+    (:data:`FIT_GAPS`) unless told otherwise, and nothing for ``fixed``."""
     log = tmp_path / "log.swf"
     log.write_text(
         "; MaxProcs: 4\n"
@@ -139,22 +176,26 @@ def test_the_table_says_how_users_treat_gaps(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    fit_log(log, tmp_path / "fixed")
+    fit_log(log, tmp_path / "fixed", gaps="fixed")
     fit_log(log, tmp_path / "reacting", gaps="reacting")
+    fit_log(log, tmp_path / "present")
     fixed = json.loads((tmp_path / "fixed" / "population.json").read_text())
     reacting = json.loads((tmp_path / "reacting" / "population.json").read_text())
     assert "gaps" not in fixed  # the default leaves the table's bytes as they were
     assert reacting.pop("gaps") == "reacting"
     assert reacting == fixed
-    assert not FittedPopulation.load(tmp_path / "fixed" / "population.json", NODES).reacting
-    assert FittedPopulation.load(tmp_path / "reacting" / "population.json", NODES).reacting
+    assert json.loads((tmp_path / "present" / "population.json").read_text())["gaps"] == FIT_GAPS == "present"
+    assert FittedPopulation.load(tmp_path / "fixed" / "population.json", NODES).gaps == "fixed"
+    assert FittedPopulation.load(tmp_path / "reacting" / "population.json", NODES).gaps == "reacting"
+    assert FittedPopulation.load(tmp_path / "present" / "population.json", NODES).gaps == "present"
     # A reacting site runs, and the same seed gives the same trace byte for byte.
-    traces = []
-    for k in range(2):
-        simulate_fitted(tmp_path / "reacting", tmp_path / f"run{k}", seed=3)
-        traces.append((tmp_path / f"run{k}" / "trace.swf").read_bytes())
-    assert traces[0] == traces[1]
-    assert sum(not line.startswith(b";") for line in traces[0].splitlines()) > 20
+    for kind in ("reacting", "present"):
+        traces = []
+        for k in range(2):
+            simulate_fitted(tmp_path / kind, tmp_path / f"{kind}{k}", seed=3)
+            traces.append((tmp_path / f"{kind}{k}" / "trace.swf").read_bytes())
+        assert traces[0] == traces[1]
+        assert sum(not line.startswith(b";") for line in traces[0].splitlines()) > 20
     fixed["gaps"] = "sometimes"
     with pytest.raises(ValueError, match="unknown gaps 'sometimes'"):
         FittedPopulation.from_dict(fixed, NODES)
@@ -169,9 +210,9 @@ def test_a_fitted_users_reaction_is_laid_down_in_operational_time() -> None:
     drawn = [reaction.draw() for _ in range(20)]
     assert set(drawn) == set(thinks)
     hour = 3600
-    assert reaction.delay(3 * hour, 600.0) > 600 > reaction.delay(12 * hour, 600.0)
+    assert reaction.delay(3 * hour, 600.0, []) > 600 > reaction.delay(12 * hour, 600.0, [])
     flat = OperationalReaction(thinks, np.random.default_rng(1), Warp(Clock(), np.ones(168)))
-    assert flat.delay(3 * hour, 600.0) == flat.delay(12 * hour, 600.0) == 600
+    assert flat.delay(3 * hour, 600.0, []) == flat.delay(12 * hour, 600.0, []) == 600
 
 
 def test_a_gap_that_wins_keeps_its_place_among_same_second_events() -> None:

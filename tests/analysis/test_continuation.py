@@ -1,0 +1,75 @@
+"""Going on by the part of the day the waited-for job ended in, fitted together with
+the users' own offsets (sitesim/analysis/continuation.py; docs/population.md, "Going
+home at night")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sitesim.analysis.continuation import MAX_OFFSET, _logit, continuation_curve, part_and_user_offsets, user_offset
+
+SITE = continuation_curve([10] * 50 + [10_000] * 50, [True] * 40 + [False] * 10 + [True] * 5 + [False] * 45)
+
+
+def _p(response: float, offset: float) -> float:
+    return float(1 / (1 + np.exp(-(_logit(SITE(response)) + offset))))
+
+
+def _predicted(responses: list[int], parts: list[int], users: list[float], by_part: list[float],
+               spans: list[tuple[int, int]]) -> np.ndarray:
+    owner = np.concatenate([[users[i]] * (hi - lo) for i, (lo, hi) in enumerate(spans)])
+    return np.asarray([_p(r, float(owner[i]) + by_part[part])
+                       for i, (r, part) in enumerate(zip(responses, parts, strict=True))])
+
+
+def test_every_user_and_every_part_keeps_its_rate() -> None:
+    """Two users, each with batches in the night part (0) and the afternoon part (2),
+    both going on less at night, one more often than the other: the users' offsets
+    give each user its own rate, the parts' each part its rate (every user fitted:
+    the maximum-likelihood equations), and the parts' offsets are centred."""
+    rng = np.random.default_rng(5)
+    responses = [int(r) for r in rng.choice([10, 10_000], 80)]
+    parts = [0] * 20 + [2] * 20 + [0] * 10 + [2] * 30
+    continued = ([True] * 5 + [False] * 15 + [True] * 16 + [False] * 4
+                 + [True] * 4 + [False] * 6 + [True] * 27 + [False] * 3)
+    spans = [(0, 40), (40, 80)]
+    users, by_part = part_and_user_offsets(SITE, responses, continued, spans, parts, 4, least=5)
+    assert by_part[1] == 0.0 == by_part[3] and by_part[0] < 0 < by_part[2]
+    assert 30 * by_part[0] + 50 * by_part[2] == pytest.approx(0.0, abs=1e-9)
+    p, c, k = _predicted(responses, parts, users, by_part, spans), np.asarray(continued, float), np.asarray(parts)
+    for lo, hi in spans:
+        assert p[lo:hi].sum() == pytest.approx(c[lo:hi].sum(), abs=1e-2)  # offsets rounded to 4 decimals
+    for part in (0, 2):
+        assert p[k == part].sum() == pytest.approx(c[k == part].sum(), abs=1e-2)
+
+
+def test_the_night_is_not_counted_twice() -> None:
+    """A night owl (all its batches at night, going on as often as the day user) and a
+    day user: the night's offset is what the hour adds, 0 here, not the owl's rate
+    set against the day's. Fitted one after the other, users first, the night would
+    have been counted twice."""
+    responses = [10] * 40
+    parts = [0] * 20 + [2] * 20
+    continued = ([True] * 15 + [False] * 5) * 2
+    users, by_part = part_and_user_offsets(SITE, responses, continued, [(0, 20), (20, 40)], parts, 4, least=5)
+    assert by_part[0] == pytest.approx(0.0, abs=1e-6) and by_part[2] == pytest.approx(0.0, abs=1e-6)
+    assert users[0] == pytest.approx(users[1], abs=1e-4)
+
+
+def test_one_part_gives_the_old_user_offsets() -> None:
+    """With every batch in one part its offset is 0 (centred) and each user's is
+    :func:`user_offset`'s; a user below ``least`` keeps 0."""
+    responses = [10] * 50 + [10_000] * 50
+    continued = [True] * 40 + [False] * 10 + [True] * 5 + [False] * 45
+    spans = [(0, 60), (60, 97), (97, 100)]
+    users, by_part = part_and_user_offsets(SITE, responses, continued, spans, [1] * 100, 2, least=5)
+    assert by_part == [0.0, 0.0] and users[2] == 0.0
+    for (lo, hi), offset in zip(spans[:2], users, strict=False):
+        assert offset == pytest.approx(user_offset(SITE, responses[lo:hi], continued[lo:hi]), abs=1e-4)
+
+
+def test_a_user_who_never_went_on_is_bounded() -> None:
+    users, by_part = part_and_user_offsets(SITE, [10] * 8, [False] * 4 + [True] * 4, [(0, 4), (4, 8)], [1] * 8, 2,
+                                           least=3)
+    assert users == [-MAX_OFFSET, MAX_OFFSET] and by_part == [0.0, 0.0]
