@@ -17,7 +17,7 @@ class's distribution, :class:`sitesim.schedulers.service.DelayModel`) is what a 
 file's ``level_states`` shift a job's level by. ``sitesim fit`` does not write these
 raw means, which count again what the per-user correlation carries; it calibrates the
 shifts against a replay of the log under its service instead, state by state, as the
-delays are (:func:`log_states`, :func:`served_states`, :func:`state_means`;
+delays are (:func:`served_states`, :func:`state_means`;
 :mod:`sitesim.runs.service_calibration`; docs/service.md, "The user's state").
 """
 
@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from heapq import heappop, heappush
-from statistics import NormalDist
+from math import pi, sqrt
 
 import numpy as np
+from scipy.special import ndtri
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import job_roles, user_sequences
@@ -46,14 +47,17 @@ def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:
     A job whose wait has ``k`` equal ones (ties, most of all at zero) holds the share
     ``k / n`` of its class's levels; its score is the standard normal's mean over that
     share, so the scores of a class average zero exactly, ties or not."""
-    normal = NormalDist()
     scores = np.zeros(len(wait))
     for c in np.unique(size_class):
         members = np.flatnonzero(size_class == c)
         values, inverse, counts = np.unique(wait[members], return_inverse=True, return_counts=True)
         upper = np.cumsum(counts) / len(members)
         lower = upper - counts / len(members)
-        density = np.array([normal.pdf(normal.inv_cdf(p)) if 0 < p < 1 else 0.0 for p in np.concatenate([lower, upper])])
+        edges = np.concatenate([lower, upper])
+        inside = (edges > 0) & (edges < 1)
+        density = np.zeros(edges.size)  # the standard normal's density at each edge's quantile
+        z = ndtri(edges[inside])
+        density[inside] = np.exp(-0.5 * z * z) / sqrt(2 * pi)
         mean = (density[: len(values)] - density[len(values):]) / (upper - lower)
         scores[members] = mean[inverse]
     return scores
@@ -80,17 +84,6 @@ def state_shifts(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> list[
         value = float(mine.mean()) if len(mine) >= MIN_JOBS else 0.0
         shifts.append(round(min(max(value, -MAX_SHIFT), MAX_SHIFT), 3))
     return shifts
-
-
-def log_states(jobs: Sequence[TraceJob]) -> np.ndarray:
-    """Per job of ``jobs`` (in their order), its user's state at its submission in the
-    log (an index in :data:`STATES`), by the session analysis's think times."""
-    position = {id(j): i for i, j in enumerate(jobs)}
-    states = np.full(len(jobs), STATES.index("opening"), dtype=np.int64)
-    for seq in user_sequences(list(jobs)).values():
-        for job, role in zip(seq, job_roles(seq), strict=True):
-            states[position[id(job)]] = state_of(role.think)
-    return states
 
 
 def served_states(user: np.ndarray, submit: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ import simpy
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.service import ServiceFit
-from sitesim.analysis.wait_states import MAX_SHIFT, log_states, served_states, state_means
+from sitesim.analysis.wait_states import MAX_SHIFT, served_states, state_means
 from sitesim.engine.events import run as run_events
 from sitesim.engine.machine import Machine
 from sitesim.engine.replay import CheckedJobs, CheckedReplay
@@ -278,8 +278,8 @@ def _state_shifts(
 ) -> tuple[tuple[float, ...], dict[str, Any]]:
     """The shifts of the jobs' levels by their users' states (``level_states``),
     corrected as the delays are: by the gap between each state's mean wait score in the
-    log (the log's states) and in the replay (the states its ends gave: a scheduler's
-    view), then centred on the replay's mix of states, so the levels stay uniform over
+    log and in the replay, each by the states its own ends give (a scheduler's view,
+    :func:`~sitesim.analysis.wait_states.served_states`), then centred on the replay's mix of states, so the levels stay uniform over
     it and the delays' classes keep their means. What the replay shows is already net
     of what the per-user correlation carries, which raw means of the log's scores are
     not (docs/service.md, "The user's state"). A state with too few jobs on either side
@@ -287,10 +287,10 @@ def _state_shifts(
     ran = ~np.isnan(replayed)
     user = np.fromiter((j.user for j in jobs), np.int64, len(jobs))
     submit = np.fromiter((j.submit for j in jobs), np.float64, len(jobs))
-    ends = submit + replayed + np.fromiter((j.run for j in jobs), np.float64, len(jobs))
+    run = np.fromiter((j.run for j in jobs), np.float64, len(jobs))
     mine = ran & (user >= 0)
-    target = state_means(klass[mine], log[mine], log_states([j for j, m in zip(jobs, mine, strict=True) if m]))
-    served = served_states(user[mine], submit[mine], ends[mine])
+    target = state_means(klass[mine], log[mine], served_states(user[mine], submit[mine], (submit + log + run)[mine]))
+    served = served_states(user[mine], submit[mine], (submit + replayed + run)[mine])
     seen = state_means(klass[mine], replayed[mine], served)
     old = list(shifts) or [0.0] * len(target)
     new = [o + STEP * (t - s) if t is not None and s is not None else o

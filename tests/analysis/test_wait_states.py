@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sitesim.analysis.sessions import job_roles
-from sitesim.analysis.wait_states import MIN_JOBS, level_scores, state_shifts
+from sitesim.analysis.wait_states import MIN_JOBS, level_scores, served_states, state_means, state_shifts
 from sitesim.schedulers.service import UserStates
 from sitesim.workload.session_rule import state_of
 from tests.analysis.helpers import tj
@@ -60,3 +60,38 @@ def test_the_service_sees_each_submission_in_the_state_the_analysis_gives_it() -
         else:
             seen[job_id] = states.submitted(7, int(time))
     assert [seen[j.job] for j in jobs] == expected
+
+
+def test_served_states_are_the_states_the_analysis_and_a_scheduler_give() -> None:
+    """On random traces of three users, the states from the jobs' ends are those the
+    session analysis gives them (the log's own ends), and those a scheduler's
+    :class:`UserStates` gives as the jobs are submitted and end in time order; a job
+    that never ran counts for nothing."""
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        n = 40
+        user = rng.integers(0, 3, n)
+        submit = np.sort(rng.integers(0, 20_000, n)).astype(float)
+        wait = rng.choice([0.0, 30.0, 2_000.0], n)
+        run = rng.integers(1, 3_000, n).astype(float)
+        ends = submit + wait + run
+        jobs = [tj(i + 1, s, r, wait=w, user=int(u))
+                for i, (s, w, r, u) in enumerate(zip(submit, wait, run, user, strict=True))]
+        served = served_states(user, submit, ends)
+        for u in range(3):
+            seq = [j for j in jobs if j.user == u]
+            mine = served[user == u]
+            assert list(mine) == [state_of(role.think) for role in job_roles(seq)]
+        never = ends.copy()
+        never[0] = np.nan  # as if the first job were not there, for the jobs after it
+        assert list(served_states(user, submit, never)[1:]) == list(served_states(user[1:], submit[1:], ends[1:]))
+
+
+def test_state_means_are_each_states_mean_score_and_none_below_min_jobs() -> None:
+    klass = np.zeros(2 * MIN_JOBS + 1, dtype=np.int64)
+    wait = np.concatenate([np.zeros(MIN_JOBS), np.full(MIN_JOBS, 100.0), [50.0]])
+    states = np.concatenate([np.zeros(MIN_JOBS), np.ones(MIN_JOBS), [2]]).astype(np.int64)
+    means = state_means(klass, wait, states)
+    scores = level_scores(klass, wait)
+    assert means[0] == pytest.approx(scores[:MIN_JOBS].mean()) and means[0] < 0 < means[1]  # type: ignore[operator]
+    assert means[2] is None
