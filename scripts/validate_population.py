@@ -56,8 +56,17 @@ from sitesim.experiments.validation import (  # noqa: E402
     trace_signatures,
 )
 from sitesim.runs.fit import fit_log  # noqa: E402
-from sitesim.users.population_table import FIT_GAPS, GAPS  # noqa: E402
-from validation_doc import EXACT_REPLAY, NO_WAIT_LOG, SESSION_KEYS, VARIANTS, Variant, figure, render  # noqa: E402
+from sitesim.users.population_table import FIT_GAPS  # noqa: E402
+from validation_doc import (  # noqa: E402
+    EXACT_REPLAY,
+    NO_WAIT_LOG,
+    OTHER_GAPS,
+    SESSION_KEYS,
+    VARIANTS,
+    Variant,
+    figure,
+    render,
+)
 
 #: The shared logs, development logs first. LANL-CM5 and SDSC-BLUE were drawn as the
 #: held-out pair before development began (``numpy.random.default_rng(33).choice``
@@ -71,8 +80,6 @@ LOGS = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
 }
 HELD_OUT = ("LANL-CM5", "SDSC-BLUE")
-#: The kinds of gaps inside a batch ``--other-gaps`` compares with the fit's default.
-OTHER_GAPS = tuple(g for g in GAPS if g != FIT_GAPS)
 
 
 #: Session signatures as the simulated users report their own sessions (summary.json,

@@ -16,6 +16,9 @@ from attrs import frozen
 from sitesim.experiments.validation import CHECKS, WAIT_CHECKS, format_value, mean_ci, passes, rules
 from sitesim.users.population_table import FIT_GAPS, GAPS
 
+#: The kinds of gaps inside a batch ``--other-gaps`` compares with the fit's default.
+OTHER_GAPS = tuple(g for g in GAPS if g != FIT_GAPS)
+
 RULES = {"rel": "±{:.0%} of the log", "abs": "±{:g}", "min": "≥ {:g}", "neg": "< 0", "factor": "×/÷ {:g} of the log"}
 LABELS = {
     "jobs": "jobs",
@@ -274,7 +277,7 @@ def render(results: dict[str, Any]) -> str:
     ]
     if "blanked" in results.get(NO_WAIT_LOG, {}):
         lines += blanked_section(results[NO_WAIT_LOG])
-    others = [g for g in GAPS if g != FIT_GAPS]
+    others = list(OTHER_GAPS)
     if all(all(g in r for g in others) for r in results.values()):
         lines += gaps_section(results, others)
     else:

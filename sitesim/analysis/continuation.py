@@ -123,7 +123,7 @@ def part_and_user_offsets(
     least: int,
     *,
     tolerance: float = 1e-9,
-    sweeps: int = 500,
+    steps: int = 100,
 ) -> tuple[list[float], list[float]]:
     """One log-odds offset on ``curve`` per part of the local day the waited-for job
     ended in (``parts``, 0..``count``-1; 0 for a part without batches), and each user's
@@ -148,9 +148,10 @@ def part_and_user_offsets(
     Every user's equation holds; the parts' hold up to one common shift (the
     constraint's multiplier: 0 when every batch's user is fitted).
 
-    Solved by block-coordinate Newton steps (all users at once, then all parts, the
-    parts' step constrained to keep them centred; each block's equations are
-    independent given the other's), until no offset moves by more than ``tolerance``; a user who always or never went
+    Solved by Newton's method on the likelihood, users and parts together (the users'
+    block of the Hessian is diagonal, so it is eliminated and the parts' step solved
+    with the centring as a constraint), each step halved until the likelihood rises,
+    until no offset moves by more than ``tolerance``; a user who always or never went
     on is held at +-:data:`MAX_OFFSET`, as :func:`user_offset` holds it.
 
     Why the parts: users go home at night. At NASA-iPSC a session went on after 0.51 of
@@ -168,29 +169,49 @@ def part_and_user_offsets(
     n_users = len(spans)
     user = np.zeros(n_users)
     part = np.zeros(count)
-    all_batches = np.ones(c.size, dtype=bool)
     share = np.bincount(k, minlength=count) / max(c.size, 1)  # each part's share of the batches
+    held = np.bincount(owner[free], minlength=n_users) > 0  # the users with an offset of their own
+    cell = np.where(free, owner, 0) * count + k  # each batch's (user, part) cell
 
-    def newton(values: NDArray[np.float64], index: NDArray[np.int64], mask: NDArray[np.bool_],
-               centred: bool) -> float:
-        """One Newton step of every offset of a block (in place; ``centred``: the step
-        keeps the block's mean over the batches at 0, the constrained Newton step);
-        how far the largest offset moved."""
-        p = 1 / (1 + np.exp(-(base + part[k] + np.where(free, user[np.maximum(owner, 0)], 0.0))))
-        grad = np.bincount(index, weights=(c - p)[mask], minlength=values.size)
-        slope = np.bincount(index, weights=(p * (1 - p))[mask], minlength=values.size)
-        held = slope > 1e-12
-        inverse = np.divide(1.0, slope, out=np.zeros(values.size), where=held)
-        if centred:
-            spread = float(share**2 @ inverse)
-            grad = grad - (float(share @ (grad * inverse)) / spread if spread > 0 else 0.0) * share
-        updated = np.clip(values + grad * inverse, -MAX_OFFSET, MAX_OFFSET)
-        moved = float(np.max(np.abs(updated - values), initial=0.0))
-        values[:] = updated
-        return moved
+    def eta(u: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
+        return base + q[k] + np.where(free, u[np.maximum(owner, 0)], 0.0)
 
-    for _ in range(sweeps):
-        if max(newton(user, owner[free], free, False), newton(part, k, all_batches, True)) < tolerance:
+    def loglik(u: NDArray[np.float64], q: NDArray[np.float64]) -> float:
+        z = eta(u, q)
+        return float(np.sum(c * z - np.logaddexp(0.0, z)))
+
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-eta(user, part)))
+        w = p * (1 - p)
+        g_user = np.bincount(owner[free], weights=(c - p)[free], minlength=n_users)
+        h_user = np.bincount(owner[free], weights=w[free], minlength=n_users)
+        g_part = np.bincount(k, weights=c - p, minlength=count)
+        h_part = np.bincount(k, weights=w, minlength=count)
+        cross = np.bincount(cell[free], weights=w[free], minlength=n_users * count).reshape(n_users, count)
+        # the users' block is diagonal: eliminate it (Schur complement), then solve the
+        # parts' step with the centring as a constraint (a bordered system)
+        inv = np.divide(1.0, h_user, out=np.zeros(n_users), where=held & (h_user > 1e-12))
+        schur = np.diag(h_part) - cross.T @ (cross * inv[:, None])
+        rest = g_part - cross.T @ (g_user * inv)
+        system = np.zeros((count + 1, count + 1))
+        system[:count, :count] = schur
+        system[:count, count] = system[count, :count] = share
+        system[np.flatnonzero(h_part <= 1e-12), np.flatnonzero(h_part <= 1e-12)] = 1.0  # empty parts stay
+        rhs = np.append(np.where(h_part > 1e-12, rest, 0.0), -float(share @ part))
+        d_part = np.where(h_part > 1e-12, np.linalg.lstsq(system, rhs, rcond=None)[0][:count], 0.0)
+        d_user = inv * (g_user - cross @ d_part)
+        # halve the step until the likelihood rises (it is concave: Newton's step is an
+        # ascent direction); the bounds hold a user who always or never went on
+        old, size = loglik(user, part), 1.0
+        while True:
+            u = np.clip(user + size * d_user, -MAX_OFFSET, MAX_OFFSET)
+            q = np.clip(part + size * d_part, -MAX_OFFSET, MAX_OFFSET)
+            if loglik(u, q) >= old - 1e-12 or size < 1e-6:
+                break
+            size /= 2
+        moved = max(float(np.max(np.abs(u - user), initial=0.0)), float(np.max(np.abs(q - part), initial=0.0)))
+        user, part = u, q
+        if moved < tolerance:
             break
     users = [round(float(user[i]), 4) if hi - lo >= least else 0.0 for i, (lo, hi) in enumerate(spans)]
     return users, [float(v) for v in part]

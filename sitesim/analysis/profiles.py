@@ -25,8 +25,8 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   service, docs/validation.md);
 - ``continue_offset``: the user's own log-odds offset on the site's continuation curve
   (and beside the users, ``continuation_by_part``: one more offset per part of the local
-  day the waited-for job ended in, fitted before the users' own: people go home at
-  night);
+  day the waited-for job ended in, fitted together with the users' own: people go home
+  at night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
   batches and absences are dealt by the part of the day (``day_parts``).
@@ -146,7 +146,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
     profile = site_profile(start_counts)
 
     # Going on after a batch: the offsets of the part of the day the waited-for job ended
-    # in, and the users' own on top (docs/population.md, "Going home at night").
+    # in and the users' own, fitted together (docs/population.md, "Going home at night").
     end_parts = [h % 24 * DAY_PARTS // 24 for h in hours(list(pa.batch_end))]
     offsets, by_part = part_and_user_offsets(curve, pa.batch_response, pa.batch_continued, _user_batches(pa), end_parts,
                                                DAY_PARTS, MIN_OBSERVATIONS)

@@ -92,16 +92,21 @@ class _KeptRecords:
                             int(j.requested_time), -1, j.status, j.user, -1, j.executable, j.queue)
 
 
-class _Starts:
-    """Observer: each job's first start."""
+class _Times:
+    """Observer: each job's first start and its end (a job the replay kills at its
+    request ends there, not at its logged runtime)."""
 
-    __slots__ = ("starts",)
+    __slots__ = ("starts", "ends")
 
     def __init__(self) -> None:
         self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
 
     def on_start(self, job: Job) -> None:
         self.starts.setdefault(job.id, job.start)
+
+    def on_end(self, job: Job) -> None:
+        self.ends[job.id] = job.end
 
 
 def delay_model(fit: ServiceFit) -> DelayModel:
@@ -123,6 +128,14 @@ def replay_waits(
     policy behind ``delays`` (None: the policy alone, no delay), NaN for a job that did
     not start (larger than the machine). ``kept``: ``jobs`` as :func:`kept_jobs` made
     them (None: made here)."""
+    return replay_times(jobs, fit, delays, seed, kept=kept)[0]
+
+
+def replay_times(
+    jobs: Sequence[TraceJob], fit: ServiceFit, delays: DelayModel | None, seed: int = SEED,
+    *, kept: CheckedJobs | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`replay_waits`, and each job's end in the replay (NaN: it did not run)."""
     nodes = fit.nodes
     scheduler: Scheduler = make_scheduler(fit.policy, nodes)
     if delays is not None:
@@ -130,13 +143,14 @@ def replay_waits(
     scheduler.use_seed(seed)
     env = simpy.Environment()
     site = Site(env, Machine(nodes), scheduler)
-    starts = _Starts()
-    site.observe(starts)
+    times = _Times()
+    site.observe(times)
     replay = CheckedReplay(site, kept_jobs(jobs) if kept is None else kept)
     replay.start()
     run_events(env)  # SimPy's run, its loop written out (sitesim.engine.events)
-    got = starts.starts
-    return np.array([got[j.job] - j.submit if j.job in got else np.nan for j in jobs])
+    starts, ends = times.starts, times.ends
+    waits = np.array([starts[j.job] - j.submit if j.job in starts else np.nan for j in jobs])
+    return waits, np.array([ends.get(j.job, np.nan) for j in jobs], dtype=np.float64)
 
 
 def _class_index(size: np.ndarray, classes: Sequence[int]) -> np.ndarray:
@@ -253,13 +267,13 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
     kept = kept_jobs(jobs) if kept is None else kept
     states: dict[str, Any] = {}
     for _ in range(ROUNDS):
-        replayed = replay_waits(jobs, fit, delays, kept=kept)
+        replayed, ended = replay_times(jobs, fit, delays, kept=kept)
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare
             break
         measured.append(_error(log, replayed, klass, fit.size_classes))
         delays = _corrected(delays, _gaps(log, replayed, klass, delays), _mean_gaps(log, replayed, klass, classes))
         if fit.levels == "per-user":  # a state shifts a user's levels: none without them
-            shifts, states = _state_shifts(jobs, log, replayed, klass, delays.level_states)
+            shifts, states = _state_shifts(jobs, log, replayed, ended, klass, delays.level_states)
             delays = attrs.evolve(delays, level_states=shifts)
     service = dict(fit.findings["service"])
     if measured:
@@ -274,31 +288,37 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
 
 
 def _state_shifts(
-    jobs: Sequence[TraceJob], log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, shifts: tuple[float, ...]
+    jobs: Sequence[TraceJob], log: np.ndarray, replayed: np.ndarray, ended: np.ndarray, klass: np.ndarray,
+    shifts: tuple[float, ...],
 ) -> tuple[tuple[float, ...], dict[str, Any]]:
     """The shifts of the jobs' levels by their users' states (``level_states``),
     corrected as the delays are: by the gap between each state's mean wait score in the
     log and in the replay, each by the states its own ends give (a scheduler's view,
-    :func:`~sitesim.analysis.wait_states.served_states`), then centred on the replay's mix of states, so the levels stay uniform over
-    it and the delays' classes keep their means. What the replay shows is already net
-    of what the per-user correlation carries, which raw means of the log's scores are
-    not (docs/service.md, "The user's state"). A state with too few jobs on either side
-    keeps its shift; none is kept beyond +-MAX_SHIFT."""
+    :func:`~sitesim.analysis.wait_states.served_states`; the replay's ends are its
+    own, a job it killed at its request ending there), then centred on the replay's mix
+    of states, so the levels' mean over that mix stays 0 and the delays' classes keep
+    about their means (a mixture of shifted normals is not exactly normal; the next
+    replay would see what is left). What the replay shows is already net of what the
+    per-user correlation carries, which raw means of the log's scores are not
+    (docs/service.md, "The user's state"). A state with too few jobs on either side
+    keeps its shift; none is kept beyond +-MAX_SHIFT; with no state measured on both
+    sides, no shifts at all (``()``: the service then keeps no users' states)."""
     ran = ~np.isnan(replayed)
     user = np.fromiter((j.user for j in jobs), np.int64, len(jobs))
     submit = np.fromiter((j.submit for j in jobs), np.float64, len(jobs))
     run = np.fromiter((j.run for j in jobs), np.float64, len(jobs))
     mine = ran & (user >= 0)
     target = state_means(klass[mine], log[mine], served_states(user[mine], submit[mine], (submit + log + run)[mine]))
-    served = served_states(user[mine], submit[mine], (submit + replayed + run)[mine])
+    served = served_states(user[mine], submit[mine], ended[mine])
     seen = state_means(klass[mine], replayed[mine], served)
     old = list(shifts) or [0.0] * len(target)
     new = [o + STEP * (t - s) if t is not None and s is not None else o
            for o, t, s in zip(old, target, seen, strict=True)]
+    report: dict[str, Any] = {"state_scores": {"log": [None if t is None else round(t, 3) for t in target],
+                                               "replay": [None if s is None else round(s, 3) for s in seen]}}
+    if not shifts and all(t is None or s is None for t, s in zip(target, seen, strict=True)):
+        return (), {**report, "level_states": []}
     counts = np.bincount(served, minlength=len(new))
     centre = float(np.dot(counts, new) / max(counts.sum(), 1))
     shifted = tuple(round(min(max(v - centre, -MAX_SHIFT), MAX_SHIFT), 3) for v in new)
-    report = {"state_scores": {"log": [None if t is None else round(t, 3) for t in target],
-                               "replay": [None if s is None else round(s, 3) for s in seen]},
-              "level_states": list(shifted)}
-    return shifted, report
+    return shifted, {**report, "level_states": list(shifted)}

@@ -25,8 +25,8 @@ from sitesim.workload.swf_header import SwfHeader
 def fit_log_service(
     jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None, allocation: NodeAllocation
 ) -> ServiceFit:
-    """The service of a log: its base policy chosen by a replay of the log under each
-    candidate (:mod:`sitesim.runs.service_policy`), its delays measured from its waits
+    """The service of a log: its base policy chosen by replays of the log without delays
+    (:mod:`sitesim.runs.service_policy`), its delays measured from its waits
     and calibrated against a replay of the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""

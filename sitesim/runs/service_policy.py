@@ -28,9 +28,10 @@ from sitesim.engine.replay import CheckedJobs
 from sitesim.runs.service_calibration import kept_jobs, replay_waits
 
 #: The policies the fit chooses the service's base policy among (registered names;
-#: each costs the fit one replay of the log: on CTC-SP2's 77,222 jobs about 1.0 s of CPU
-#: under ``easy``, 2.0-2.1 s under ``easy++``, the jobs made once for all of the fit's
-#: replays). The first is the choice on a tie.
+#: each one replayed costs the fit a replay of the log: on CTC-SP2's 77,222 jobs about
+#: 1.0 s of CPU under ``easy``, 2.0-2.1 s under ``easy++``, the jobs made once for all of
+#: the fit's replays). The first is replayed always, the others only where it puts a
+#: floor above the log's waits (:func:`choose_policy`); it is also the choice on a tie.
 BASE_POLICIES = ("easy", "easy++")
 #: Quantile levels the distance compares: 1, 2, ..., 99 %.
 LEVELS = np.arange(1, 100) / 100.0

@@ -39,9 +39,10 @@ gives each job its recorded wait instead, the log's own service). The table hold
   waited unlike the log's: some ended long before the next submission, and the
   analysis cut the batch, and the session, there.
 - ``level_states`` (optional, ``"per-user"`` only): three shifts of a job's normal
-  score by what its user was doing when it was submitted (``sitesim fit`` does not
-  write them: measured on the log's raw waits they count again what the correlation
-  carries, docs/service.md, "The user's state"): some earlier job of the user
+  score by what its user was doing when it was submitted (``sitesim fit`` calibrates
+  them against a replay of the log, as the delays: measured on the log's raw waits
+  they would count again what the correlation carries, docs/service.md, "The user's
+  state"): some earlier job of the user
   still waiting or running (*in a batch*), all ended at most
   :data:`~sitesim.workload.session_rule.SESSION_THRESHOLD` before (*continuing* a
   session), or neither (*opening* one). The score is the shift plus the user's

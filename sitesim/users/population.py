@@ -36,11 +36,9 @@ the same draws per batch whatever happens, so schedulers face the same users),
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from sitesim.analysis.continuation import ContinuationCurve
 
 from sitesim.engine.process import UserGenerator, UserProcess, Wait
 from sitesim.engine.site import Site
@@ -50,6 +48,9 @@ from sitesim.users.user import submit_batch, waited_for
 from sitesim.workload.calendar import Warp
 from sitesim.workload.estimates import EstimateModel
 from sitesim.workload.job import Job
+
+if TYPE_CHECKING:
+    from sitesim.analysis.continuation import ContinuationCurve
 
 __all__ = [
     "FORMAT", "UNOBSERVED", "FittedPopulation", "PopulationUser", "Profile", "populate", "population_users",
@@ -243,8 +244,9 @@ class PresentReaction(OperationalReaction):
         return _laid_down(self.warp, float(now), think)
 
 
-#: The reaction inside a batch of each kind of gaps (the table's ``gaps``; None: the gap
-#: is kept). Registered here, so a new kind is a class and an entry.
+#: The reaction inside a batch of each kind of gaps (the table's ``gaps``, one of
+#: :data:`~sitesim.users.population_table.GAPS`, which names the kinds a table may hold;
+#: None: the gap is kept). A new kind is a class, an entry here and its name there.
 REACTIONS: dict[str, type[OperationalReaction] | None] = {
     "fixed": None, "reacting": OperationalReaction, "present": PresentReaction,
 }

@@ -42,7 +42,7 @@ its curve shifted by the offset of the part of the local day the batch ended in 
 go home at night; docs/population.md, "Going home at night"); tables without it, by its
 curve at every hour.
 
-Three kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (the default) keeps
+Three kinds of gaps inside a batch, by the ``gaps`` key: **fixed** (a table without the key) keeps
 each gap whatever happened to the batch's jobs; **reacting** submits the next job a
 think time after every earlier job of the batch ended, if that comes before the gap
 (:func:`sitesim.users.user.gap_or_reaction`); **present** reacts so only when the user

@@ -138,11 +138,13 @@ def submit_batch(
     is reported with its jobs and the response of the job waited for; a batch the job
     limit cut short stops the session, since the user submits nothing more.
 
-    ``react`` (a fitted population with ``"gaps": "reacting"``, docs/population.md):
-    a user who reacts inside a batch submits the next job ``gap()`` seconds after the
-    previous one, or a reaction time after every job submitted so far has ended,
-    whichever comes first. Both are drawn before every job after the first, used or
-    not, so the draws stay the same whatever the scheduler does.
+    ``react`` (a fitted population with ``"gaps": "reacting"`` or ``"present"``,
+    docs/population.md; None: the gaps are kept): a user who reacts inside a batch
+    submits the next job ``gap()`` seconds after the previous one, or a reaction time
+    after every job submitted so far has ended, whichever comes first (a reaction of
+    None, as a user who was not there to see the end gets: the gap). Both are drawn
+    before every job after the first, used or not, so the draws stay the same whatever
+    the scheduler does.
     """
     env = site.env
     # Without a job limit the batch is closed right after its last submission.

@@ -45,16 +45,20 @@ def test_every_user_and_every_part_keeps_its_rate() -> None:
 
 
 def test_the_night_is_not_counted_twice() -> None:
-    """A night owl (all its batches at night, going on as often as the day user) and a
-    day user: the night's offset is what the hour adds, 0 here, not the owl's rate
-    set against the day's. Fitted one after the other, users first, the night would
-    have been counted twice."""
-    responses = [10] * 40
-    parts = [0] * 20 + [2] * 20
-    continued = ([True] * 15 + [False] * 5) * 2
-    users, by_part = part_and_user_offsets(SITE, responses, continued, [(0, 20), (20, 40)], parts, 4, least=5)
-    assert by_part[0] == pytest.approx(0.0, abs=1e-6) and by_part[2] == pytest.approx(0.0, abs=1e-6)
-    assert users[0] == pytest.approx(users[1], abs=1e-4)
+    """A night owl who seldom goes on (all its batches at night, 6 of 20) and a user who
+    goes on as often by night as by day (16 of 20 each): pooled, the night's rate is
+    below the day's (22 of 40 against 16 of 20), so parts fitted at the site's level
+    would send every user home at night. Together, the night's offset is 0: the owl's
+    low rate is its own."""
+    responses = [10] * 60
+    parts = [0] * 20 + [0] * 20 + [2] * 20
+    continued = [True] * 6 + [False] * 14 + ([True] * 16 + [False] * 4) * 2
+    spans = [(0, 20), (20, 60)]
+    users, by_part = part_and_user_offsets(SITE, responses, continued, spans, parts, 4, least=5)
+    k, c = np.asarray(parts), np.asarray(continued, dtype=float)
+    assert c[k == 0].mean() < c[k == 2].mean()
+    assert by_part == pytest.approx([0.0, 0.0, 0.0, 0.0], abs=1e-6)
+    assert users[0] < users[1]
 
 
 def test_one_part_gives_the_old_user_offsets() -> None:
@@ -64,7 +68,7 @@ def test_one_part_gives_the_old_user_offsets() -> None:
     continued = [True] * 40 + [False] * 10 + [True] * 5 + [False] * 45
     spans = [(0, 60), (60, 97), (97, 100)]
     users, by_part = part_and_user_offsets(SITE, responses, continued, spans, [1] * 100, 2, least=5)
-    assert by_part == [0.0, 0.0] and users[2] == 0.0
+    assert by_part == pytest.approx([0.0, 0.0], abs=1e-12) and users[2] == 0.0
     for (lo, hi), offset in zip(spans[:2], users, strict=False):
         assert offset == pytest.approx(user_offset(SITE, responses[lo:hi], continued[lo:hi]), abs=1e-4)
 
@@ -72,4 +76,4 @@ def test_one_part_gives_the_old_user_offsets() -> None:
 def test_a_user_who_never_went_on_is_bounded() -> None:
     users, by_part = part_and_user_offsets(SITE, [10] * 8, [False] * 4 + [True] * 4, [(0, 4), (4, 8)], [1] * 8, 2,
                                            least=3)
-    assert users == [-MAX_OFFSET, MAX_OFFSET] and by_part == [0.0, 0.0]
+    assert users == [-MAX_OFFSET, MAX_OFFSET] and by_part == pytest.approx([0.0, 0.0], abs=1e-12)

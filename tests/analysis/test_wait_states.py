@@ -64,9 +64,9 @@ def test_the_service_sees_each_submission_in_the_state_the_analysis_gives_it() -
 
 def test_served_states_are_the_states_the_analysis_and_a_scheduler_give() -> None:
     """On random traces of three users, the states from the jobs' ends are those the
-    session analysis gives them (the log's own ends), and those a scheduler's
-    :class:`UserStates` gives as the jobs are submitted and end in time order; a job
-    that never ran counts for nothing."""
+    session analysis gives them (the log's own ends); a job that never ran counts for
+    nothing, as if it were not there. (That the session analysis and a scheduler's
+    :class:`UserStates` agree is the test above.)"""
     rng = np.random.default_rng(4)
     for _ in range(20):
         n = 40

@@ -112,3 +112,45 @@ def test_a_log_of_jobs_none_of_which_fits_the_machine_keeps_its_measured_delays(
     assert calibrated.delays == fit.delays
     calibration = calibrated.findings["service"]["calibration"]
     assert calibration["rounds"] == 0 and calibration_line(calibration).startswith("none")
+
+
+def _pairs(users: int = 40) -> tuple[list[TraceJob], np.ndarray, np.ndarray]:
+    """Per user a job that opens a session, then one submitted 600 s after its end (in
+    the log and in the replay alike, the replay's end being the log's); in the log the
+    second waited nothing and the first 1,000 s, in the replay both 1,000 s."""
+    jobs, log, replayed = [], [], []
+    for u in range(users):
+        t = 100_000.0 * u
+        jobs.append(TraceJob(2 * u + 1, t, 1000.0, 100.0, 1, 200.0, 1, u, -1))
+        jobs.append(TraceJob(2 * u + 2, t + 1700.0, 0.0, 100.0, 1, 200.0, 1, u, -1))
+        log += [1000.0, 0.0]
+        replayed += [1000.0, 0.0 + 1000.0]
+    return jobs, np.array(log), np.array(replayed)
+
+
+def test_the_states_shifts_move_each_states_replay_to_the_log_and_are_centred() -> None:
+    """The log served continuing jobs first where the replay did not: the continuing
+    state's shift goes down, the openers' up, centred on the replay's mix (here half
+    and half); in a batch, with no job, keeps 0; the report gives both sides' scores."""
+    from sitesim.runs.service_calibration import _state_shifts
+    from sitesim.workload.session_rule import CONTINUING, IN_BATCH, OPENING
+
+    jobs, log, replayed = _pairs()
+    ended = np.array([j.submit + w + j.run for j, w in zip(jobs, replayed, strict=True)])
+    shifts, report = _state_shifts(jobs, log, replayed, ended, np.zeros(len(jobs), dtype=np.int64), ())
+    assert shifts[CONTINUING] < 0 < shifts[OPENING] and shifts[IN_BATCH] == 0.0
+    assert shifts[CONTINUING] == pytest.approx(-shifts[OPENING], abs=1e-3)
+    assert report["state_scores"]["replay"][CONTINUING] == pytest.approx(0.0)  # ties: no contrast
+    assert report["state_scores"]["log"][CONTINUING] < 0 < report["state_scores"]["log"][OPENING]
+    assert report["state_scores"]["log"][IN_BATCH] is None  # no job in a batch: not measured
+    # too few jobs in every state: no shifts at all
+    few, few_log, few_replayed = _pairs(3)
+    few_ended = np.array([j.submit + w + j.run for j, w in zip(few, few_replayed, strict=True)])
+    assert _state_shifts(few, few_log, few_replayed, few_ended, np.zeros(6, dtype=np.int64), ())[0] == ()
+
+
+def test_levels_drawn_per_job_get_no_states_shifts() -> None:
+    jobs = _log()
+    fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
+                       level_gaps=(), level_rho=())
+    assert calibrate(jobs, fit).level_states == ()

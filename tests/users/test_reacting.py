@@ -239,3 +239,11 @@ def test_a_gap_that_wins_keeps_its_place_among_same_second_events() -> None:
         return [(j.id, j.user, j.submit) for j in jobs if j.submit == 100]
 
     assert second_jobs(reacting=True) == second_jobs(reacting=False) == [(3, 1, 100), (4, 2, 100)]
+
+
+def test_every_kind_of_gaps_a_table_may_hold_has_its_reaction() -> None:
+    from sitesim.users.population import REACTIONS
+    from sitesim.users.population_table import GAPS
+
+    assert tuple(REACTIONS) == GAPS and FIT_GAPS in GAPS
+    assert REACTIONS[GAPS[0]] is None  # a table without the key keeps its gaps
