@@ -37,6 +37,7 @@ input, same bytes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,17 @@ def _num(value: Any) -> float | int | None:
 
 
 def _nums(values: Any) -> list[float | int | None]:
-    return [_num(v) for v in values]
+    """:func:`_num` of each value. A table has hundreds of thousands: an int, or a
+    whole float below 10^6 (times in seconds), is its own 6-digit rounding and is kept
+    as it is, without the call."""
+    return [v if type(v) is int or (type(v) is float and -1e6 < v < 1e6 and v.is_integer()) else _num(v)
+            for v in values]
+
+
+def _spans(warp: Warp, pairs: Sequence[tuple[float, float]]) -> list[float]:
+    """Each (a, b) of ``pairs`` as operational time of ``warp``: ``forward(b) - forward(a)``."""
+    ops = warp.forward_all([t for pair in pairs for t in pair])
+    return [b - a for a, b in zip(ops[::2], ops[1::2], strict=True)]
 
 
 def _user_batches(pa: PopulationAnalysis) -> list[tuple[int, int]]:
@@ -158,9 +169,9 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "jobs": u.jobs,
                 "widths": list(u.widths),
                 "gaps": within("gaps", u.gaps),
-                "gaps_operational": within("gaps_operational", (gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs)),
+                "gaps_operational": within("gaps_operational", _spans(gap_warp, u.gap_pairs)),
                 "thinks": within("thinks", u.thinks),
-                "absences": within("absences", (own.forward(b) - own.forward(a) for a, b in u.session_breaks)),
+                "absences": within("absences", _spans(own, u.session_breaks)),
                 "runs": [[s, r, k] for (s, r), (_, _, k) in zip(jobs([(s, r) for s, r, _ in u.runs]), u.runs, strict=True)],
                 "jobs_in_order": [[s, r] for s, r in jobs(u.jobs_in_order)],
                 "waits_in_order": within("waits_in_order", u.waits_in_order),

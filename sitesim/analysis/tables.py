@@ -197,6 +197,17 @@ def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], comma
 _LEAF = json.JSONEncoder(allow_nan=False)
 
 
+_NUMBER_TYPES = (int, float, type(None))
+
+
+def _rows_of_numbers(table: list[Any]) -> bool:
+    """Whether every item of ``table`` is a list of plain numbers (or nulls): their
+    encodings hold no brackets, so ``"], ["`` in the whole list's is a row's end."""
+    return all(type(row) is list for row in table) and all(
+        type(v) in _NUMBER_TYPES for row in table for v in row
+    )
+
+
 def dumps_table(table: Any, indent: int = 0) -> str:
     """JSON text with sorted keys, one key per line, and number lists kept on one line."""
     pad = " " * indent
@@ -208,6 +219,11 @@ def dumps_table(table: Any, indent: int = 0) -> str:
         ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(table, list) and any(isinstance(v, (dict, list)) for v in table):
+        if _rows_of_numbers(table):
+            # One encoding of the whole list, each row put on its own line: a fitted
+            # population has 130,000 such rows ((size, runtime) of every job).
+            rows = _LEAF.encode(table)[1:-1].replace("], [", "],\n" + pad + " [")
+            return "[\n" + pad + " " + rows + "\n" + pad + "]"
         items = [f"{pad} {dumps_table(v, indent + 1)}" for v in table]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     return _LEAF.encode(table)

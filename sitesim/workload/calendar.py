@@ -21,6 +21,7 @@ convention :data:`DEFAULT_CLOCK`: time 0 is Monday 1970-01-05 00:00, time zone U
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -246,6 +247,31 @@ class Warp:
         k, offset = self._zone.offset_at(utc)
         self._sync()
         return self._op(utc + offset + _EPOCH_HOUR_OF_WEEK * HOUR) - self._carry[k]
+
+    def forward_all(self, times: Sequence[float]) -> list[float]:
+        """:meth:`forward` of each of ``times``, float for float (numpy's floor division
+        and remainder are Python's), at a fraction of the cost: a fit measures every
+        user's absences and gaps this way."""
+        if not len(times):
+            return []
+        t = np.asarray(times, dtype=float)
+        if self._zone is None:
+            return self._op_all(t + self._base).tolist()
+        zone = self._zone
+        utc = t + self._start
+        # forward covers each instant's year, and then time 0's: covering them all
+        # first gives the same stretches, and each its same offset and carry.
+        zone.cover(float(utc.min()), float(utc.max()))
+        self._sync()
+        k = np.maximum(np.searchsorted(np.asarray(zone.instants, dtype=float), utc, side="right") - 1, 0)
+        local = utc + np.asarray(zone.offsets, dtype=float)[k] + _EPOCH_HOUR_OF_WEEK * HOUR
+        return (self._op_all(local) - np.asarray(self._carry)[k]).tolist()
+
+    def _op_all(self, local: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`_op` of each of ``local``, the same operations in the same order."""
+        week, phase = np.divmod(local, WEEK)
+        hour = np.minimum((phase // HOUR).astype(np.int64), 167)
+        return week * WEEK + np.asarray(self._cum)[hour] + np.asarray(self._rates)[hour] * (phase - hour * HOUR)
 
     def inverse(self, op: float) -> float:
         """Trace time whose operational time is ``op``."""

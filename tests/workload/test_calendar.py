@@ -157,3 +157,36 @@ def test_a_warp_gives_the_clocks_hour_of_the_week(clock: Clock) -> None:
     warp = Warp(clock, np.ones(168))
     times = np.arange(0.0, 400 * 86_400, 1234.5)
     assert [warp.hour_of_week(t) for t in times] == clock.hour_of_week(times).tolist()
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        Clock(unix_start=749458803, offset=-28800, zone="US/Pacific", declared=True, local_time="zone"),
+        Clock(unix_start=820454400, offset=3600, zone="Europe/Stockholm", declared=True, local_time="zone"),
+        Clock(unix_start=749458803, offset=-28800, zone="UTC-8", declared=True),
+        Clock(),
+    ],
+)
+def test_forward_all_is_forward_of_each_time(clock: Clock) -> None:
+    """Float for float, whatever years the zone had covered before and in any order of
+    the times (a fit's absences: pairs of times across daylight saving and years)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(derandomize=True, max_examples=60, deadline=None, database=None)
+    @given(
+        st.lists(st.floats(0, 10), min_size=168, max_size=168).filter(lambda w: sum(w) > 0),
+        st.lists(st.one_of(st.floats(-400 * DAY, 1500 * DAY), st.integers(-20_000, 70_000).map(lambda h: h * 1800.0)),
+                 max_size=40),  # on the half hour too: the hours' and weeks' edges
+        st.booleans(),
+    )
+    def check(weights: list[float], times: list[float], used: bool) -> None:
+        one, many = Warp(clock, weights), Warp(clock, weights)
+        if used:  # a warp whose zone covers other years already
+            many.forward(3000 * DAY)
+        expected = [one.forward(t) for t in times]
+        assert many.forward_all(times) == expected
+        assert many.forward_all(times[::-1]) == expected[::-1]
+
+    check()
