@@ -14,6 +14,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -197,15 +198,22 @@ def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], comma
 _LEAF = json.JSONEncoder(allow_nan=False)
 
 
-_NUMBER_TYPES = (int, float, type(None))
+#: Types of a JSON leaf that is neither an object nor an array.
+_SCALAR_TYPES = frozenset((int, float, bool, str, type(None)))
+_NUMBER_TYPES = frozenset((int, float, type(None)))
+
+
+def _nested(table: list[Any]) -> bool:
+    """Whether an item of ``table`` is an object or an array (set of types first: a
+    population's lists hold thousands of numbers)."""
+    types = set(map(type, table))
+    return not types <= _SCALAR_TYPES and any(issubclass(t, (dict, list)) for t in types)
 
 
 def _rows_of_numbers(table: list[Any]) -> bool:
     """Whether every item of ``table`` is a list of plain numbers (or nulls): their
     encodings hold no brackets, so ``"], ["`` in the whole list's is a row's end."""
-    return all(type(row) is list for row in table) and all(
-        type(v) in _NUMBER_TYPES for row in table for v in row
-    )
+    return set(map(type, table)) == {list} and set(map(type, chain.from_iterable(table))) <= _NUMBER_TYPES
 
 
 def dumps_table(table: Any, indent: int = 0) -> str:
@@ -218,7 +226,7 @@ def dumps_table(table: Any, indent: int = 0) -> str:
             f'{pad} {json.dumps(k)}: {dumps_table(table[k], indent + 1)}' for k in sorted(table)
         ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(table, list) and any(isinstance(v, (dict, list)) for v in table):
+    if isinstance(table, list) and _nested(table):
         if _rows_of_numbers(table):
             # One encoding of the whole list, each row put on its own line: a fitted
             # population has 130,000 such rows ((size, runtime) of every job).
