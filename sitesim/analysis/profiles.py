@@ -137,15 +137,17 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
 
     def jobs(pairs: list[tuple[int, float]]) -> list[tuple[int, float | int | None]]:
         """(size, runtime) pairs within the bounds of ``size`` and ``runtime``."""
-        sizes = within("size", (s for s, _ in pairs))
-        return list(zip(sizes, within("runtime", (r for _, r in pairs)), strict=True))  # type: ignore[arg-type]
+        if not pairs:
+            return []
+        sizes, runtimes = zip(*pairs)
+        return list(zip(within("size", sizes), within("runtime", runtimes), strict=True))  # type: ignore[arg-type]
 
     widest = POPULATION_BOUNDS["widths"][1]
     users = []
     clock = pa.clock
 
     def hours(times: list[float]) -> list[int]:
-        return [int(h) for h in clock.hour_of_week(times)] if times else []
+        return clock.hour_of_week(times).tolist() if times else []
 
     # Each user's session starts by the hour of the day, and how far the users' own
     # hours are drawn towards the site's (sitesim/analysis/day_cycles.py).
@@ -173,7 +175,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "thinks": within("thinks", u.thinks),
                 "absences": within("absences", _spans(own, u.session_breaks)),
                 "runs": [[s, r, k] for (s, r), (_, _, k) in zip(jobs([(s, r) for s, r, _ in u.runs]), u.runs, strict=True)],
-                "jobs_in_order": [[s, r] for s, r in jobs(u.jobs_in_order)],
+                "jobs_in_order": list(map(list, jobs(u.jobs_in_order))),
                 "waits_in_order": within("waits_in_order", u.waits_in_order),
                 "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),

@@ -192,8 +192,9 @@ class SwfReader:
                     continue
                 # The line of 18 canonical integers (swf_ints), parse_line's first fast
                 # path inlined, keeping its text: this loop runs once per replayed job.
+                # A line with a decimal point cannot be one: straight to the second path.
                 record: SwfRecord | None
-                if len(tokens) == N_FIELDS:
+                if len(tokens) == N_FIELDS and "." not in raw:
                     try:
                         record = SwfRecord(*map(to_int, tokens))
                     except ValueError:  # not all canonical integers
