@@ -258,7 +258,7 @@ def analyze_population(
     node_seconds = np.asarray([j.size * j.run for j in jobs], dtype=float)
     weekly_jobs = np.bincount(slice_of, minlength=weeks)[:weeks]
     weekly_ns = np.bincount(slice_of, weights=node_seconds, minlength=weeks)[:weeks]
-    pairs = {(int(w), j.user) for w, j in zip(slice_of, jobs, strict=True) if w < weeks}
+    pairs = {(w, j.user) for w, j in zip(slice_of.tolist(), jobs, strict=True) if w < weeks}
     weekly_users = np.bincount(np.asarray([w for w, _ in pairs], dtype=np.int64), minlength=weeks)[:weeks]
     busy = weekly_jobs > 0
     s_start = np.asarray(acc["s_start"], dtype=float)
