@@ -82,8 +82,20 @@ def _nums(values: Any) -> list[float | int | None]:
     """:func:`_num` of each value. A table has hundreds of thousands: an int, or a
     whole float below 10^6 (times in seconds), is its own 6-digit rounding and is kept
     as it is, without the call."""
+    values = list(values)
+    types = set(map(type, values))
+    if types <= {int}:
+        return values
+    if types == {float} and len(values) >= _CHECK_AT_ONCE:
+        a = np.array(values)
+        if ((a > -1e6) & (a < 1e6) & (a == np.floor(a))).all():  # all whole, NaN not
+            return values
     return [v if type(v) is int or (type(v) is float and -1e6 < v < 1e6 and v.is_integer()) else _num(v)
             for v in values]
+
+
+#: From this many floats on, :func:`_nums` asks numpy whether all are whole at once.
+_CHECK_AT_ONCE = 16
 
 
 def _spans(warp: Warp, pairs: Sequence[tuple[float, float]]) -> list[float]:

@@ -203,7 +203,7 @@ class Warp:
     counts twice, so operational time keeps rising with trace time.
     """
 
-    __slots__ = ("_base", "_rates", "_cum", "_start", "_zone", "_years", "_carry", "_ops")
+    __slots__ = ("_base", "_rates", "_cum", "_rates_all", "_cum_all", "_start", "_zone", "_years", "_carry", "_ops")
 
     def __init__(self, clock: Clock, weights: ArrayLike, floor: float = 0.01) -> None:
         w = np.asarray(weights, dtype=float)
@@ -217,6 +217,7 @@ class Warp:
         cum = np.concatenate([[0.0], np.cumsum(w) * HOUR])
         cum[-1] = WEEK
         self._cum = [float(c) for c in cum]
+        self._rates_all, self._cum_all = w, cum  # the same values, for forward_all
         self._start = clock.unix_start
         self._zone = zone_offsets(clock.zone) if clock.follows_zone else None
         #: Per stretch of one offset (the zone's instants): the operational time taken
@@ -271,7 +272,7 @@ class Warp:
         """:meth:`_op` of each of ``local``, the same operations in the same order."""
         week, phase = np.divmod(local, WEEK)
         hour = np.minimum((phase // HOUR).astype(np.int64), 167)
-        return week * WEEK + np.asarray(self._cum)[hour] + np.asarray(self._rates)[hour] * (phase - hour * HOUR)
+        return week * WEEK + self._cum_all[hour] + self._rates_all[hour] * (phase - hour * HOUR)
 
     def inverse(self, op: float) -> float:
         """Trace time whose operational time is ``op``."""

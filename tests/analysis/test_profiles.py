@@ -16,8 +16,15 @@ EDGES = [0.0, -0.0, 1e6, -1e6, 999_999.0, -999_999.0, 999_999.5, 1e6 + 1, 123_45
 
 
 @settings(derandomize=True, max_examples=200, deadline=None, database=None)
-@given(st.lists(st.one_of(st.sampled_from(EDGES), st.floats(), st.integers(-10**9, 10**9),
-                          st.floats(-2e6, 2e6).map(round).map(float))))
+@given(st.one_of(
+    st.lists(st.one_of(st.sampled_from(EDGES), st.floats(), st.integers(-10**9, 10**9),
+                       st.floats(-2e6, 2e6).map(round).map(float))),
+    # long lists of floats, mostly whole (the population's times): numpy's check
+    st.lists(st.one_of(st.floats(-2e6, 2e6).map(round).map(float), st.sampled_from(EDGES[:13])),
+             min_size=16, max_size=60),
+    st.lists(st.floats(-1e6, 1e6).map(round).map(float), min_size=16, max_size=60),
+    st.lists(st.integers(-10**20, 10**20), max_size=60),
+))
 def test_nums_are_num_of_each_value(values: list) -> None:
     """The shortcut for ints and whole floats gives each value's own rounding: the
     same JSON text, the same types."""
