@@ -44,13 +44,15 @@ def read_number(token: str) -> int | float:
     # The usual integer, without paying for an exception first.
     if token.isdecimal() or (token[:1] == "-" and token[1:].isdecimal()):
         return int(token)
-    try:
-        return int(token)
-    except ValueError:
-        value = float(token)
-        if not math.isfinite(value):
-            raise ValueError(token) from None
-        return value
+    if "." not in token:  # int never reads a decimal point: no exception to pay for then
+        try:
+            return int(token)
+        except ValueError:
+            pass
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(token) from None
+    return value
 
 
 class _Numbers(dict[str, int | float]):
