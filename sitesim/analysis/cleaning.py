@@ -128,9 +128,10 @@ def clean_records(records: Iterable[SwfRecord]) -> tuple[list[TraceJob], Cleanin
     """Keep the usable jobs of a trace (in file order) and report what was dropped."""
     report = CleaningReport()
     jobs: list[TraceJob] = []
+    total = with_user = 0  # counted here, not on the report, once per record of a log
     for rec in records:
-        report.total += 1
-        report.with_user += rec.user_id >= 0
+        total += 1
+        with_user += rec.user_id >= 0
         reason = exclusion_reason(rec)
         if reason is not None:
             report.excluded[reason] += 1
@@ -140,18 +141,19 @@ def clean_records(records: Iterable[SwfRecord]) -> tuple[list[TraceJob], Cleanin
             size = rec.requested_processors
             report.size_from_requested += 1
         jobs.append(
-            TraceJob(
-                job=int(rec.job_number),
-                submit=float(rec.submit_time),
-                wait=float(rec.wait_time),
-                run=float(rec.run_time),
-                size=int(size),
-                requested_time=float(rec.requested_time),
-                status=int(rec.status),
-                user=int(rec.user_id),
-                executable=int(rec.executable),
-                queue=int(rec.queue),
+            TraceJob(  # job, submit, wait, run, size, requested_time, status, user, executable, queue
+                int(rec.job_number),
+                float(rec.submit_time),
+                float(rec.wait_time),
+                float(rec.run_time),
+                int(size),
+                float(rec.requested_time),
+                int(rec.status),
+                int(rec.user_id),
+                int(rec.executable),
+                int(rec.queue),
             )
         )
+    report.total, report.with_user = total, with_user
     report.kept = len(jobs)
     return jobs, report

@@ -190,35 +190,41 @@ def _user_activity(seq: Sequence[TraceJob], threshold: float, acc: dict[str, lis
     waited: TraceJob | None = None
     session_end = float("-inf")
     prev_submit = 0.0
+    # once per job of the log: the accumulators and TraceJob.end looked up once
+    s_jobs, s_end, j_submit, j_session = acc["s_jobs"], acc["s_end"], acc["j_submit"], acc["j_session"]
+    widths, session_batches = user.widths, user.session_batches
     for job, role in zip(seq, job_roles(seq, threshold), strict=True):
+        submit = job.submit
         if role.new_batch:
             if waited is not None:  # close the previous batch
                 _close_batch(waited, not role.new_session, acc)
                 user.continued += not role.new_session
             if role.new_session:
-                if user.session_batches:
-                    user.session_breaks.append((session_end, job.submit))
-                    acc["s_end"].append(session_end)
-                acc["s_start"].append(job.submit)
-                acc["s_jobs"].append(0)
-                user.session_batches.append(0)
+                if session_batches:
+                    user.session_breaks.append((session_end, submit))
+                    s_end.append(session_end)
+                acc["s_start"].append(submit)
+                s_jobs.append(0)
+                session_batches.append(0)
             elif role.think is not None:
                 user.thinks.append(role.think)
-            user.session_batches[-1] += 1
-            user.widths.append(0)
-            user.batch_starts.append(job.submit)
+            session_batches[-1] += 1
+            widths.append(0)
+            user.batch_starts.append(submit)
             waited, batch_end = None, float("-inf")
         else:
-            user.gaps.append(job.submit - prev_submit)
-            user.gap_pairs.append((prev_submit, job.submit))
-        user.widths[-1] += 1
-        acc["s_jobs"][-1] += 1
-        acc["j_submit"].append(job.submit)
-        acc["j_session"].append(len(acc["s_jobs"]) - 1)
-        if job.end >= batch_end:
-            waited, batch_end = job, job.end
-        session_end = max(session_end, job.end)
-        prev_submit = job.submit
+            user.gaps.append(submit - prev_submit)
+            user.gap_pairs.append((prev_submit, submit))
+        widths[-1] += 1
+        s_jobs[-1] += 1
+        j_submit.append(submit)
+        j_session.append(len(s_jobs) - 1)
+        end = submit + job.wait + job.run
+        if end >= batch_end:
+            waited, batch_end = job, end
+        if end > session_end:
+            session_end = end
+        prev_submit = submit
     assert waited is not None
     _close_batch(waited, False, acc)
     acc["s_end"].append(session_end)
@@ -252,7 +258,7 @@ def analyze_population(
     node_seconds = np.asarray([j.size * j.run for j in jobs], dtype=float)
     weekly_jobs = np.bincount(slice_of, minlength=weeks)[:weeks]
     weekly_ns = np.bincount(slice_of, weights=node_seconds, minlength=weeks)[:weeks]
-    pairs = {(int(w), j.user) for w, j in zip(slice_of, jobs, strict=True) if w < weeks}
+    pairs = {(w, j.user) for w, j in zip(slice_of.tolist(), jobs, strict=True) if w < weeks}
     weekly_users = np.bincount(np.asarray([w for w, _ in pairs], dtype=np.int64), minlength=weeks)[:weeks]
     busy = weekly_jobs > 0
     s_start = np.asarray(acc["s_start"], dtype=float)

@@ -40,6 +40,7 @@ input, same bytes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,29 @@ def _num(value: Any) -> float | int | None:
 
 
 def _nums(values: Any) -> list[float | int | None]:
-    return [_num(v) for v in values]
+    """:func:`_num` of each value. A table has hundreds of thousands: an int, or a
+    whole float below 10^6 (times in seconds), is its own 6-digit rounding and is kept
+    as it is, without the call."""
+    values = list(values)
+    types = set(map(type, values))
+    if types <= {int}:
+        return values
+    if types == {float} and len(values) >= _CHECK_AT_ONCE:
+        a = np.array(values)
+        if ((a > -1e6) & (a < 1e6) & (a == np.floor(a))).all():  # all whole, NaN not
+            return values
+    return [v if type(v) is int or (type(v) is float and -1e6 < v < 1e6 and v.is_integer()) else _num(v)
+            for v in values]
+
+
+#: From this many floats on, :func:`_nums` asks numpy whether all are whole at once.
+_CHECK_AT_ONCE = 16
+
+
+def _spans(warp: Warp, pairs: Sequence[tuple[float, float]]) -> list[float]:
+    """Each (a, b) of ``pairs`` as operational time of ``warp``: ``forward(b) - forward(a)``."""
+    ops = warp.forward_all([t for pair in pairs for t in pair])
+    return [b - a for a, b in zip(ops[::2], ops[1::2], strict=True)]
 
 
 def _user_batches(pa: PopulationAnalysis) -> list[tuple[int, int]]:
@@ -129,15 +152,17 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
 
     def jobs(pairs: list[tuple[int, float]]) -> list[tuple[int, float | int | None]]:
         """(size, runtime) pairs within the bounds of ``size`` and ``runtime``."""
-        sizes = within("size", (s for s, _ in pairs))
-        return list(zip(sizes, within("runtime", (r for _, r in pairs)), strict=True))  # type: ignore[arg-type]
+        if not pairs:
+            return []
+        sizes, runtimes = zip(*pairs)
+        return list(zip(within("size", sizes), within("runtime", runtimes), strict=True))  # type: ignore[arg-type]
 
     widest = POPULATION_BOUNDS["widths"][1]
     users = []
     clock = pa.clock
 
     def hours(times: list[float]) -> list[int]:
-        return [int(h) for h in clock.hour_of_week(times)] if times else []
+        return clock.hour_of_week(times).tolist() if times else []
 
     # Each user's session starts by the hour of the day, and how far the users' own
     # hours are drawn towards the site's (sitesim/analysis/day_cycles.py).
@@ -163,11 +188,11 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
                 "jobs": u.jobs,
                 "widths": list(u.widths),
                 "gaps": within("gaps", u.gaps),
-                "gaps_operational": within("gaps_operational", (gap_warp.forward(b) - gap_warp.forward(a) for a, b in u.gap_pairs)),
+                "gaps_operational": within("gaps_operational", _spans(gap_warp, u.gap_pairs)),
                 "thinks": within("thinks", u.thinks),
-                "absences": within("absences", (own.forward(b) - own.forward(a) for a, b in u.session_breaks)),
+                "absences": within("absences", _spans(own, u.session_breaks)),
                 "runs": [[s, r, k] for (s, r), (_, _, k) in zip(jobs([(s, r) for s, r, _ in u.runs]), u.runs, strict=True)],
-                "jobs_in_order": [[s, r] for s, r in jobs(u.jobs_in_order)],
+                "jobs_in_order": list(map(list, jobs(u.jobs_in_order))),
                 "waits_in_order": within("waits_in_order", u.waits_in_order),
                 "session_batches": list(u.session_batches),
                 "continue_offset": _num(round(offset, 4)),

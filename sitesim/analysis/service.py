@@ -194,9 +194,13 @@ def queue_findings(jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
     queues = sorted({j.queue for j in jobs if j.queue >= 0})
     if len(queues) < 2:
         return {"count": len(queues), "disjoint": False, "why": "fewer than two queues recorded (field 15)"}
+    by_queue: dict[int, list[TraceJob]] = {q: [] for q in queues}
+    for j in jobs:  # one pass, each queue's jobs in log order
+        if j.queue >= 0:
+            by_queue[j.queue].append(j)
     peaks = {}
     for q in queues:
-        mine = [j for j in jobs if j.queue == q]
+        mine = by_queue[q]
         start = np.array([j.submit + j.wait for j in mine])
         times = np.concatenate([start, start + np.array([j.run for j in mine])])
         change = np.concatenate([[j.size for j in mine], [-j.size for j in mine]])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 from attrs import define
@@ -72,30 +73,33 @@ class SubmissionBehavior:
         return float(np.mean(w == width)) if w.size else float("nan")
 
 
+#: A user's jobs in submit order, ties by job number.
+_submit_order = attrgetter("submit", "job")
+
+
 def user_sequences(jobs: Sequence[TraceJob]) -> dict[int, list[TraceJob]]:
     """Jobs grouped by user, each list in submit order (ties: job number)."""
     by_user: dict[int, list[TraceJob]] = defaultdict(list)
     for job in jobs:
         by_user[job.user].append(job)
     for seq in by_user.values():
-        seq.sort(key=lambda j: (j.submit, j.job))
+        seq.sort(key=_submit_order)
     return dict(sorted(by_user.items()))
 
 
 def job_roles(seq: Sequence[TraceJob], threshold: float = SESSION_THRESHOLD) -> list[JobRole]:
     """Think time, batch start and session start of each job of ONE user's sequence."""
-    roles: list[JobRole] = []
-    latest_end = float("-inf")
-    for job in seq:
-        if roles:
-            gap = job.submit - latest_end
-            think: float | None = gap
-            new_batch = gap >= 0
-            new_session = gap > threshold
-        else:
-            think, new_batch, new_session = None, True, True
-        roles.append(JobRole(job.job, job.user, think, new_batch, new_session))
-        latest_end = max(latest_end, job.end)
+    if not seq:
+        return []
+    first = seq[0]
+    roles = [JobRole(first.job, first.user, None, True, True)]
+    latest_end = first.end
+    for job in seq[1:]:  # once per job of a log, twice in a fit: TraceJob.end inlined
+        gap = job.submit - latest_end
+        roles.append(JobRole(job.job, job.user, gap, gap >= 0, gap > threshold))
+        end = job.submit + job.wait + job.run
+        if end > latest_end:
+            latest_end = end
     return roles
 
 

@@ -14,6 +14,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -197,6 +198,24 @@ def build_table(analysis: TraceAnalysis, sources: Sequence[TraceAnalysis], comma
 _LEAF = json.JSONEncoder(allow_nan=False)
 
 
+#: Types of a JSON leaf that is neither an object nor an array.
+_SCALAR_TYPES = frozenset((int, float, bool, str, type(None)))
+_NUMBER_TYPES = frozenset((int, float, type(None)))
+
+
+def _nested(table: list[Any]) -> bool:
+    """Whether an item of ``table`` is an object or an array (set of types first: a
+    population's lists hold thousands of numbers)."""
+    types = set(map(type, table))
+    return not types <= _SCALAR_TYPES and any(issubclass(t, (dict, list)) for t in types)
+
+
+def _rows_of_numbers(table: list[Any]) -> bool:
+    """Whether every item of ``table`` is a list of plain numbers (or nulls): their
+    encodings hold no brackets, so ``"], ["`` in the whole list's is a row's end."""
+    return set(map(type, table)) == {list} and set(map(type, chain.from_iterable(table))) <= _NUMBER_TYPES
+
+
 def dumps_table(table: Any, indent: int = 0) -> str:
     """JSON text with sorted keys, one key per line, and number lists kept on one line."""
     pad = " " * indent
@@ -207,7 +226,12 @@ def dumps_table(table: Any, indent: int = 0) -> str:
             f'{pad} {json.dumps(k)}: {dumps_table(table[k], indent + 1)}' for k in sorted(table)
         ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(table, list) and any(isinstance(v, (dict, list)) for v in table):
+    if isinstance(table, list) and _nested(table):
+        if _rows_of_numbers(table):
+            # One encoding of the whole list, each row put on its own line: a fitted
+            # population has 130,000 such rows ((size, runtime) of every job).
+            rows = _LEAF.encode(table)[1:-1].replace("], [", "],\n" + pad + " [")
+            return "[\n" + pad + " " + rows + "\n" + pad + "]"
         items = [f"{pad} {dumps_table(v, indent + 1)}" for v in table]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     return _LEAF.encode(table)

@@ -25,7 +25,6 @@ Decisions (see docs/swf.md):
 
 from __future__ import annotations
 
-import math
 import os
 import zlib
 from collections.abc import Iterable, Iterator
@@ -37,7 +36,9 @@ from typing import IO
 from sitesim.errors import InputError
 from sitesim.workload.files import open_text_read
 from sitesim.workload.swf_header import SwfHeader
-from sitesim.workload.swf_ints import canonical_int
+from operator import itemgetter
+
+from sitesim.workload.swf_ints import canonical_int, number_table, read_number
 from sitesim.workload.swf_record import (
     FIELDS,
     N_FIELDS,
@@ -59,20 +60,6 @@ __all__ = [
 ]
 
 
-def _number(token: str) -> Number:
-    """An int, else a finite float; ``nan``/``inf`` are not numbers a log can hold."""
-    # The usual integer, without paying for an exception first.
-    if token.isdecimal() or (token[:1] == "-" and token[1:].isdecimal()):
-        return int(token)
-    try:
-        return int(token)
-    except ValueError:
-        value = float(token)
-        if not math.isfinite(value):
-            raise ValueError(token) from None
-        return value
-
-
 def _is_float(token: str) -> bool:
     try:
         float(token)
@@ -85,18 +72,28 @@ def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfReco
     """Parse one SWF job line, raising :class:`InputError` that names the bad field."""
     tokens = line.split()
     if len(tokens) == N_FIELDS:
-        # Fast paths (the reader's hot loop): an all-integer line, then a line with
-        # some decimal values. Only a bad line reaches the field-by-field diagnosis.
+        # Fast path: an all-integer line.
         try:
             return SwfRecord(*map(int, tokens))
         except ValueError:
             pass
+    return _parse_tokens(tokens, path, lineno)
+
+
+#: The values of the whole-number fields, from a line's 18 values.
+_whole_values = itemgetter(*WHOLE_FIELDS)
+
+
+def _parse_tokens(tokens: list[str], path: str, lineno: int) -> SwfRecord:
+    """The record of a job line's ``tokens`` that are not all integers: a line with
+    some decimal values in one pass, else the field-by-field diagnosis of a bad line."""
+    if len(tokens) == N_FIELDS:
         try:
-            values = [_number(t) for t in tokens]
+            values = list(map(number_table(), tokens))
         except ValueError:
             pass
         else:
-            if not any(type(values[i]) is float for i in WHOLE_FIELDS):
+            if float not in map(type, _whole_values(values)):
                 # Fields are int or float per column; the record's annotations say which.
                 return SwfRecord(*values)  # type: ignore[arg-type]
     if len(tokens) != N_FIELDS:
@@ -107,7 +104,7 @@ def parse_line(line: str, *, path: str = "<string>", lineno: int = 0) -> SwfReco
     checked: list[Number] = []
     for i, token in enumerate(tokens):
         try:
-            value = _number(token)
+            value = read_number(token)
         except ValueError:
             what = "is not a finite number" if _is_float(token) else "is not a number"
             raise InputError(
@@ -195,17 +192,18 @@ class SwfReader:
                     continue
                 # The line of 18 canonical integers (swf_ints), parse_line's first fast
                 # path inlined, keeping its text: this loop runs once per replayed job.
+                # A line with a decimal point cannot be one: straight to the second path.
                 record: SwfRecord | None
-                if len(tokens) == N_FIELDS:
+                if len(tokens) == N_FIELDS and "." not in raw:
                     try:
                         record = SwfRecord(*map(to_int, tokens))
-                    except ValueError:
-                        record = self._parse(raw, lineno)
+                    except ValueError:  # not all canonical integers
+                        record = self._parse(tokens, lineno)
                     else:
                         record.text = tokens
                         self.records += 1
                 else:
-                    record = self._parse(raw, lineno)
+                    record = self._parse(tokens, lineno)
                 if record is not None:
                     self.line = lineno
                     yield record
@@ -214,9 +212,10 @@ class SwfReader:
         finally:
             self._lineno = lineno
 
-    def _parse(self, raw: str, lineno: int) -> SwfRecord | None:
+    def _parse(self, tokens: list[str], lineno: int) -> SwfRecord | None:
+        """A line off the canonical path: decimal values, other integer text, or bad."""
         try:
-            record = parse_line(raw, path=self.path, lineno=lineno)
+            record = _parse_tokens(tokens, self.path, lineno)
         except InputError:
             if self.skip_malformed:
                 self.skipped += 1

@@ -9,12 +9,17 @@ Only *canonical* integer text is accepted (what ``str`` of the value gives back:
 ``+``, no leading zeros, no ``_``, ASCII digits); anything else raises ``ValueError``,
 as a non-number does. So a line whose 18 tokens all pass holds exactly the text the
 writer would produce for its values, and the schedule writer may copy the unchanged
-fields verbatim (:func:`sitesim.workload.swf_write.format_with_times`); the reader
-parses any other line field by field, with ``int``, as before.
+fields verbatim (:func:`sitesim.workload.swf_write.format_with_times`).
+
+A line with another token (a fraction: CTC-SP2 gives its average CPU time, field 6,
+as ``12.34`` on half of its lines) goes through :func:`number_table`: the same table,
+with every other token read as ``int``, else as a finite ``float``
+(:func:`read_number`), so only the few tokens off the table cost a Python call.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 #: The table covers -1 (SWF's "unknown") up to, not including, this value.
@@ -33,7 +38,34 @@ class _CanonicalInts(dict[str, int]):
         return value
 
 
+def read_number(token: str) -> int | float:
+    """An int, else a finite float (``ValueError`` for anything else); ``nan`` and
+    ``inf`` are not numbers a log can hold."""
+    # The usual integer, without paying for an exception first.
+    if token.isdecimal() or (token[:1] == "-" and token[1:].isdecimal()):
+        return int(token)
+    if "." not in token:  # int never reads a decimal point: no exception to pay for then
+        try:
+            return int(token)
+        except ValueError:
+            pass
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(token) from None
+    return value
+
+
+class _Numbers(dict[str, int | float]):
+    """``str(i) -> i`` for small ``i``; any other token is :func:`read_number`'s."""
+
+    __slots__ = ()
+
+    def __missing__(self, token: str) -> int | float:
+        return read_number(token)
+
+
 _table: _CanonicalInts | None = None
+_numbers: _Numbers | None = None
 
 
 def canonical_int() -> Callable[[str], int]:
@@ -43,7 +75,22 @@ def canonical_int() -> Callable[[str], int]:
     The table is built on first use (about a millisecond), so a run that reads no
     SWF does not pay for it; it is a constant, shared by every reader.
     """
+    return _canonical().__getitem__
+
+
+def _canonical() -> _CanonicalInts:
     global _table
     if _table is None:
         _table = _CanonicalInts({str(i): i for i in range(-1, SMALL_LIMIT)})
-    return _table.__getitem__
+    return _table
+
+
+def number_table() -> Callable[[str], int | float]:
+    """:func:`read_number` of any token (``ValueError`` for a non-number), fast for
+    small canonical integers: the reader's second path, for a line that is not all
+    canonical integers. Same values as ``read_number`` token by token, since the
+    table holds only canonical text, whose ``int`` it is."""
+    global _numbers
+    if _numbers is None:
+        _numbers = _Numbers(_canonical())
+    return _numbers.__getitem__

@@ -157,3 +157,57 @@ def test_a_warp_gives_the_clocks_hour_of_the_week(clock: Clock) -> None:
     warp = Warp(clock, np.ones(168))
     times = np.arange(0.0, 400 * 86_400, 1234.5)
     assert [warp.hour_of_week(t) for t in times] == clock.hour_of_week(times).tolist()
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        Clock(unix_start=749458803, offset=-28800, zone="US/Pacific", declared=True, local_time="zone"),
+        Clock(unix_start=820454400, offset=3600, zone="Europe/Stockholm", declared=True, local_time="zone"),
+        Clock(unix_start=749458803, offset=-28800, zone="UTC-8", declared=True),
+        Clock(),
+    ],
+)
+def test_forward_all_is_forward_of_each_time(clock: Clock) -> None:
+    """Float for float, whatever years the zone had covered before and in any order of
+    the times (a fit's absences: pairs of times across daylight saving and years)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(derandomize=True, max_examples=60, deadline=None, database=None)
+    @given(
+        st.lists(st.floats(0, 10), min_size=168, max_size=168).filter(lambda w: sum(w) > 0),
+        st.lists(st.one_of(st.floats(-400 * DAY, 1500 * DAY), st.integers(-20_000, 70_000).map(lambda h: h * 1800.0)),
+                 max_size=40),  # on the half hour too: the hours' and weeks' edges
+        st.booleans(),
+    )
+    def check(weights: list[float], times: list[float], used: bool) -> None:
+        one, many = Warp(clock, weights), Warp(clock, weights)
+        if used:  # a warp whose zone covers other years already
+            many.forward(3000 * DAY)
+        for t in times:  # forward itself needs its years covered first (below)
+            one.forward(t)
+        expected = [one.forward(t) for t in times]
+        assert many.forward_all(times) == expected
+        assert many.forward_all(times[::-1]) == expected[::-1]
+
+    check()
+
+
+def test_forward_all_needs_no_years_covered_first() -> None:
+    """A zone that covers none of the years yet (the zones are shared and grow): one
+    forward_all gives what forward gives once the years are covered. (forward's own
+    first call there is off, by the hours of a change of offset: it takes the stretch's
+    index before covering time 0's year, which moves the indices; a fit covers every
+    year of its log first, so its tables are not affected.)"""
+    from sitesim.workload.zones import zone_offsets
+
+    clock = Clock(unix_start=749458803, offset=-28800, zone="US/Pacific", declared=True, local_time="zone")
+    weights = np.random.default_rng(3).uniform(0.1, 10, 168)
+    times = [108_700_565.6, 2e-16, -40 * DAY, 900 * DAY]
+    zone_offsets.cache_clear()
+    cold = Warp(clock, weights).forward_all(times)
+    warm = Warp(clock, weights)
+    for t in times:
+        warm.forward(t)
+    assert cold == [warm.forward(t) for t in times]

@@ -7,6 +7,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitesim.errors import InputError
 from sitesim.workload.swf import (
@@ -123,6 +125,10 @@ def test_comment_lines_after_jobs_join_the_header(tmp_path: Path) -> None:
         (LINES[0] + " 7", "too many fields: expected 18 fields, found 19", None),
         (LINES[0].replace(" 100 ", " 1O0 ", 1), "'1O0' is not a number", "field 4 (run_time)"),
         (LINES[0].replace(" 4 90.5", " x 90.5", 1), "'x' is not a number", "field 5 (allocated_processors)"),
+        # decimal values elsewhere on the line: the reader's second path, then the diagnosis
+        (LINES[0].replace(" 4 90.5", " 4.0 90.5", 1), "'4.0' is not a whole number", "field 5 (allocated_processors)"),
+        (LINES[0].replace(" 1 3 1 7 ", " 1 3.5 1 7 ", 1), "'3.5' is not a whole number", "field 12 (user_id)"),
+        (LINES[0].replace(" 200 ", " inf ", 1), "'inf' is not a finite number", "field 9 (requested_time)"),
     ],
 )
 def test_malformed_line_names_file_line_and_field(
@@ -230,3 +236,53 @@ def test_odd_tokens_are_errors(token: str) -> None:
     tokens[3] = token or "-"
     with pytest.raises(InputError, match="field 4"):
         parse_line(" ".join(tokens))
+
+
+#: Tokens of every kind a line may hold: canonical integers on and off the reader's
+#: table, other integer text, decimals, and what is not a finite number.
+TOKENS = ["-1", "0", "7", "4095", "4096", "123456789", "-5000", "007", "+4", "-0", "1_000",
+          "2.50", "1e3", "-0.5", "12.34", "nan", "inf", "x", "1.2.3"]
+
+
+def _reference(tokens: list[str]) -> tuple[int | float, ...] | str:
+    """The line's values, or its first bad field, read token by token: int, else a
+    finite float, and whole numbers where the record needs them."""
+    values: list[int | float] = []
+    for i, token in enumerate(tokens):
+        try:
+            value: int | float = int(token)
+        except ValueError:
+            try:
+                value = float(token)
+            except ValueError:
+                return f"field {i + 1} "
+            if value != value or value in (float("inf"), float("-inf")):
+                return f"field {i + 1} "
+            if i in WHOLE_FIELDS:
+                return f"field {i + 1} "
+        values.append(value)
+    return tuple(values)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None, database=None)
+@given(st.lists(st.sampled_from(TOKENS), min_size=N_FIELDS, max_size=N_FIELDS))
+def test_reader_and_parse_line_read_any_line_token_by_token(tokens: list[str]) -> None:
+    """Whichever path a line takes (all canonical integers, decimal values, the
+    field-by-field diagnosis), the record is the tokens' values, type for type, and a
+    bad line's error names its first bad field, in the reader as in ``parse_line``."""
+    import tempfile
+
+    expected = _reference(tokens)
+    line = " ".join(tokens)
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_text(Path(folder) / "t.swf", f"; MaxProcs: 8\n{line}\n")
+        for read in (lambda: parse_line(line, path=str(path), lineno=2),
+                     lambda: read_swf(path)[1][0]):
+            if isinstance(expected, str):
+                with pytest.raises(InputError) as info:
+                    read()
+                assert info.value.line == 2 and str(info.value.field).startswith(expected)
+            else:
+                values = read().values()
+                assert values == expected
+                assert [type(v) for v in values] == [type(v) for v in expected]
