@@ -28,9 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize_scalar
 from scipy.special import gammaln
-
-from sitesim.analysis.minimize import bounded_minimum
 
 #: Which weekly cycle a table's absences are measured and laid down in (its
 #: ``absence_cycle`` key): the site's (``site``, tables without the key) or each user's
@@ -88,7 +87,8 @@ def prior_strength(counts: ArrayLike) -> float:
         return -float(np.sum(gammaln(a) - gammaln(n + a)) + np.sum(gammaln(c + a * p) - gammaln(a * p)))
 
     low, high = (math.log(b) for b in STRENGTH_RANGE)
-    return float(math.exp(bounded_minimum(minus_log_likelihood, low, high, xatol=1e-4)))
+    best = minimize_scalar(minus_log_likelihood, bounds=(low, high), method="bounded", options={"xatol": 1e-4})
+    return float(math.exp(best.x))
 
 
 def own_cycle(weekly: ArrayLike, counts: Sequence[int], profile: ArrayLike, strength: float) -> NDArray[np.float64]:
