@@ -245,8 +245,9 @@ class Warp:
         if self._zone is None:
             return self._op(t + self._base)
         utc = t + self._start
+        self._zone.offset_at(utc)  # covers utc's year
+        self._sync()  # covers time 0's year too, which may move the stretches' indices
         k, offset = self._zone.offset_at(utc)
-        self._sync()
         return self._op(utc + offset + _EPOCH_HOUR_OF_WEEK * HOUR) - self._carry[k]
 
     def forward_all(self, times: Sequence[float]) -> list[float]:
