@@ -145,7 +145,8 @@ def part_and_user_offsets(
     model), so the parts' offsets are centred (their mean over the batches is 0): they
     say what the hour adds, the users' what the user adds; a user with too few batches
     to have an offset, and a user the site has not seen, take the curve and the hour's.
-    Every user's equation holds; the parts' hold up to one common shift (the
+    Every user's equation holds, but for a user held at +-:data:`MAX_OFFSET`; the parts'
+    hold up to one common shift (the
     constraint's multiplier: 0 when every batch's user is fitted).
 
     Solved by Newton's method on the likelihood, users and parts together (the users'
@@ -190,7 +191,10 @@ def part_and_user_offsets(
         cross = np.bincount(cell[free], weights=w[free], minlength=n_users * count).reshape(n_users, count)
         # the users' block is diagonal: eliminate it (Schur complement), then solve the
         # parts' step with the centring as a constraint (a bordered system)
-        inv = np.divide(1.0, h_user, out=np.zeros(n_users), where=held & (h_user > 1e-12))
+        # a user held at a bound with its gradient pushing outward is fixed for this step:
+        # left in the elimination, the parts' step would count on it moving
+        pinned = ((user >= MAX_OFFSET) & (g_user > 0)) | ((user <= -MAX_OFFSET) & (g_user < 0))
+        inv = np.divide(1.0, h_user, out=np.zeros(n_users), where=held & (h_user > 1e-12) & ~pinned)
         schur = np.diag(h_part) - cross.T @ (cross * inv[:, None])
         rest = g_part - cross.T @ (g_user * inv)
         system = np.zeros((count + 1, count + 1))
@@ -206,9 +210,12 @@ def part_and_user_offsets(
         while True:
             u = np.clip(user + size * d_user, -MAX_OFFSET, MAX_OFFSET)
             q = np.clip(part + size * d_part, -MAX_OFFSET, MAX_OFFSET)
-            if loglik(u, q) >= old - 1e-12 or size < 1e-6:
+            if loglik(u, q) >= old - 1e-12:
                 break
             size /= 2
+            if size < 1e-6:  # no step raises it: where it stands is the maximum
+                u, q = user, part
+                break
         moved = max(float(np.max(np.abs(u - user), initial=0.0)), float(np.max(np.abs(q - part), initial=0.0)))
         user, part = u, q
         if moved < tolerance:

@@ -77,3 +77,39 @@ def test_a_user_who_never_went_on_is_bounded() -> None:
     users, by_part = part_and_user_offsets(SITE, [10] * 8, [False] * 4 + [True] * 4, [(0, 4), (4, 8)], [1] * 8, 2,
                                            least=3)
     assert users == [-MAX_OFFSET, MAX_OFFSET] and by_part == pytest.approx([0.0, 0.0], abs=1e-12)
+
+
+def test_a_user_held_at_the_bound_leaves_the_parts_their_maximum() -> None:
+    """A user who always went on (held at +MAX_OFFSET), its batches spread unevenly over
+    two parts, beside users who went on at different rates by the hour: the offsets are
+    the bounded, centred maximum of the likelihood (a general optimizer on the same
+    problem agrees); a step that counted on the held user moving would shift the
+    parts."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(11)
+    responses, parts, continued, spans = [], [], [], []
+    for u, (n, rate_night, rate_day) in enumerate([(30, 1.0, 1.0), (40, 0.3, 0.7), (40, 0.5, 0.8), (30, 0.2, 0.6)]):
+        lo = len(parts)
+        k = [0] * (n // 3) + [2] * (n - n // 3) if u == 0 else list(rng.choice([0, 2], n))
+        parts += k
+        continued += [bool(rng.random() < (rate_night if p == 0 else rate_day)) or u == 0 for p in k]
+        responses += list(rng.choice([10, 10_000], n))
+        spans.append((lo, lo + n))
+    users, by_part = part_and_user_offsets(SITE, responses, continued, spans, parts, 4, least=5)
+    assert users[0] == MAX_OFFSET
+    base = np.asarray([_logit(SITE(r)) for r in responses])
+    c, k = np.asarray(continued, dtype=float), np.asarray(parts)
+    owner = np.concatenate([[i] * (hi - lo) for i, (lo, hi) in enumerate(spans)])
+    share = np.bincount(k, minlength=4) / len(k)
+
+    def minus_loglik(x: np.ndarray) -> float:  # x: the four users', then parts 0 and 2
+        z = base + x[owner] + np.where(k == 0, x[4], x[5])
+        return float(-np.sum(c * z - np.logaddexp(0.0, z)))
+
+    best = minimize(minus_loglik, np.zeros(6), method="SLSQP", bounds=[(-MAX_OFFSET, MAX_OFFSET)] * 6,
+                    constraints=[{"type": "eq", "fun": lambda x: float(share[0] * x[4] + share[2] * x[5])}],
+                    options={"ftol": 1e-14, "maxiter": 500})
+    assert best.success
+    assert by_part[0] == pytest.approx(best.x[4], abs=1e-3) and by_part[2] == pytest.approx(best.x[5], abs=1e-3)
+    assert users[1:] == pytest.approx(list(best.x[1:4]), abs=1e-3)
