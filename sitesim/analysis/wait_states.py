@@ -66,7 +66,9 @@ def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:
 def state_shifts(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> list[float]:
     """Per state (:data:`STATES`), the mean normal score of its jobs' levels within their
     size class (classes: upper edges ``size_classes``, the last taking every larger job),
-    rounded to 3 decimals and kept within +-:data:`MAX_SHIFT`."""
+    rounded to 3 decimals and kept within +-:data:`MAX_SHIFT`. The raw means of
+    docs/service.md's table ("The user's state"): a measurement, not what the fit writes
+    (it calibrates the shifts against its replay: :func:`state_means`)."""
     ordered: list[TraceJob] = []
     states: list[int] = []
     for seq in user_sequences([j for j in jobs if j.user >= 0]).values():
