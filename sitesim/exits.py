@@ -34,14 +34,33 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, turned into an exception so that cleanup runs exactly as for Ctrl-C."""
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated()
+class _RaiseTerminated:
+    """The SIGTERM handler of the process that installed it; a forked child gets the default.
+
+    A worker forked while the handler is installed inherits it. Stopped by the sweep
+    (its pool broken, or the sweep ending), such a worker would raise :class:`Terminated`
+    wherever it was, even inside ``multiprocessing``'s start-up, and print a traceback
+    beside the command's one-line error. So in any other process the handler restores
+    the default action and sends the signal again: the child ends quietly, by SIGTERM.
+    """
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: int) -> None:
+        self.owner = owner
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self.owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated()
 
 
 def run_command(prog: str, body: Callable[[], int], *, note: str = "") -> int:
     """Run ``body`` under the commands' error, signal and pipe rules; return the exit status."""
     try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        previous = signal.signal(signal.SIGTERM, _RaiseTerminated(os.getpid()))
     except ValueError:  # not the main thread (an embedding program): leave signals alone
         previous = None
     try:
