@@ -24,7 +24,6 @@ delays are (:func:`served_states`, :func:`state_means`;
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappop, heappush
 from math import pi, sqrt
 
 import numpy as np
@@ -32,7 +31,7 @@ from scipy.special import ndtri
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import job_roles, user_sequences
-from sitesim.workload.session_rule import IN_BATCH, STATES, state_of
+from sitesim.workload.session_rule import CONTINUING, IN_BATCH, OPENING, SESSION_THRESHOLD, STATES, state_of
 
 #: A state with fewer jobs than this gets no shift.
 MIN_JOBS = 30
@@ -94,21 +93,25 @@ def served_states(user: np.ndarray, submit: np.ndarray, end: np.ndarray) -> np.n
     (:class:`sitesim.schedulers.service.UserStates`: a job of the user not yet ended, else
     the time since the latest end); a job ending at the second another is submitted has
     ended by then. Why: a replay under a service ends the log's jobs at other times than
-    the log did, so its users are in other states at the same submissions."""
-    states = np.empty(len(submit), dtype=np.int64)
-    order = np.lexsort((np.arange(len(submit)), submit, user))
-    pending: list[float] = []
-    latest: float | None = None
-    current = None
-    for i in order:
-        if user[i] != current:
-            current, pending, latest = user[i], [], None
-        t = submit[i]
-        while pending and pending[0] <= t:
-            latest = heappop(pending)  # a user's ends leave in time order: the last is the latest
-        states[i] = IN_BATCH if pending else state_of(None if latest is None else float(t - latest))
-        if not np.isnan(end[i]):
-            heappush(pending, float(end[i]))
+    the log did, so its users are in other states at the same submissions.
+
+    In numbers: a job is in a batch where the latest end of its user's earlier jobs (in
+    submission order, ties by position) is after its submission, and otherwise its think
+    time is the time since that end (an end is never before its own job's submission,
+    so the latest end is the last one a scheduler saw)."""
+    n = len(submit)
+    order = np.lexsort((np.arange(n), submit, user))
+    who, when = user[order], submit[order]
+    ends = np.where(np.isnan(end[order]), -np.inf, end[order])
+    latest = np.full(n, -np.inf)  # per job, the latest end of its user's earlier jobs
+    firsts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]]) if n else np.zeros(0, dtype=np.int64)
+    for a, b in zip(firsts, np.r_[firsts[1:], n], strict=True):
+        latest[a + 1:b] = np.maximum.accumulate(ends[a:b - 1])
+    think = when - latest
+    ordered = np.where(latest > when, IN_BATCH,
+                       np.where(np.isinf(latest) | (think > SESSION_THRESHOLD), OPENING, CONTINUING))
+    states = np.empty(n, dtype=np.int64)
+    states[order] = ordered
     return states
 
 

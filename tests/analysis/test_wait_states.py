@@ -66,12 +66,14 @@ def test_served_states_are_the_states_the_analysis_and_a_scheduler_give() -> Non
     """On random traces of three users, the states from the jobs' ends are those the
     session analysis gives them (the log's own ends); a job that never ran counts for
     nothing, as if it were not there. (That the session analysis and a scheduler's
-    :class:`UserStates` agree is the test above.)"""
+    :class:`UserStates` agree is the test above.) Every other trace has its submissions
+    on a coarse grid, so a user submits several jobs at one second."""
     rng = np.random.default_rng(4)
-    for _ in range(20):
+    for trial in range(40):
         n = 40
         user = rng.integers(0, 3, n)
-        submit = np.sort(rng.integers(0, 20_000, n)).astype(float)
+        grid = 600 if trial % 2 else 1
+        submit = np.sort(rng.integers(0, 20_000 // grid, n) * grid).astype(float)
         wait = rng.choice([0.0, 30.0, 2_000.0], n)
         run = rng.integers(1, 3_000, n).astype(float)
         ends = submit + wait + run
