@@ -28,8 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize_scalar
-from scipy.special import gammaln
 
 #: Which weekly cycle a table's absences are measured and laid down in (its
 #: ``absence_cycle`` key): the site's (``site``, tables without the key) or each user's
@@ -72,7 +70,14 @@ def prior_strength(counts: ArrayLike) -> float:
     counts per hour of the day (one row a user) are most likely, the prior's mean being
     the site's profile. Users without starts add nothing; with fewer than two users
     that have, there is nothing to measure users' differences on, and the upper end of
-    :data:`STRENGTH_RANGE` (every user the site's) is returned."""
+    :data:`STRENGTH_RANGE` (every user the site's) is returned.
+
+    scipy is imported here, not with the module: a site run imports the module for its
+    table's names and checks (:mod:`sitesim.runs.population_check`) and has no use for
+    scipy, whose import (half a second of CPU) every run would pay."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import gammaln
+
     c = np.asarray(counts, dtype=float).reshape(-1, HOURS)
     c = c[c.sum(axis=1) > 0]
     if len(c) < 2:

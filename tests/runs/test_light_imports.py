@@ -108,3 +108,27 @@ def test_bench_peers_copy_gives_accasim_a_memory_request(tmp_path: Path) -> None
     copy = plain_copy(trace, tmp_path / "copy.swf", memory=True)
     assert copy.read_text() == "; MaxProcs: 8\n1 0 -1 5 2 -1 -1 2 10 1 1 1 1 -1 1 -1 -1 -1\n\n"
     assert plain_copy(trace, tmp_path / "plain.swf").read_text() == trace.read_text()
+
+
+SITE_SCRIPT = """
+import sys
+from sitesim.cli import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in sys.modules if m.split(".")[0] == "scipy")
+print("HEAVY", heavy[:3], file=sys.stderr)
+sys.exit(code if not heavy else 3)
+"""
+
+
+def test_a_site_run_imports_no_scipy(tmp_path: Path) -> None:
+    """A fitted site and the default site run without scipy: the fit's measurements
+    that need it import it where they run (half a second of CPU, once paid by every
+    site run through the population table's checks)."""
+    from sitesim.runs.fit import fit_log
+    from tests.helpers import stress_trace
+
+    fit_log(stress_trace(tmp_path / "log.swf"), tmp_path / "fit")
+    for argv in (["--site", str(tmp_path / "fit" / "site.toml"), "--duration", "2"], ["--duration", "1"]):
+        done = subprocess.run([sys.executable, "-c", SITE_SCRIPT, *argv], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "HEAVY []" in done.stderr
