@@ -169,3 +169,24 @@ def test_a_run_in_which_no_user_arrives_says_why(fitted: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "# 0 jobs submitted" in out
     assert "# note: no job was submitted in 0.01 simulated days" in out and "fitted population" in out
+
+
+def test_the_fit_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The fit freezes the log's jobs for its own length (docs/service.md, "Speed") and
+    thaws them at the end; a caller that froze objects of its own keeps them frozen."""
+    import gc
+
+    from sitesim.runs.fit import fit_log
+
+    log = office_log(tmp_path / "office.swf")
+    assert gc.get_freeze_count() == 0
+    fit_log(log, tmp_path / "a")
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        fit_log(log, tmp_path / "b")
+        # nothing thawed, nothing of the fit's added (frozen objects freed meanwhile leave)
+        assert 0.9 * frozen < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
