@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import pi, sqrt
+from statistics import NormalDist
 
 import numpy as np
-from scipy.special import ndtri
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import job_roles, user_sequences
@@ -38,6 +38,11 @@ MIN_JOBS = 30
 #: The shifts are kept within +-this (the deviation around a shift has the variance
 #: 1 - shift^2, so the scores' overall variance stays one: sitesim.schedulers.service).
 MAX_SHIFT = 0.9
+
+
+#: The standard normal, whose quantile function (the standard library's; scipy's import
+#: would cost a fit half a second of CPU: docs/service.md, "Speed") places the edges.
+_NORMAL = NormalDist()
 
 
 def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:
@@ -55,7 +60,7 @@ def level_scores(size_class: np.ndarray, wait: np.ndarray) -> np.ndarray:
         edges = np.concatenate([lower, upper])
         inside = (edges > 0) & (edges < 1)
         density = np.zeros(edges.size)  # the standard normal's density at each edge's quantile
-        z = ndtri(edges[inside])
+        z = np.fromiter(map(_NORMAL.inv_cdf, edges[inside].tolist()), np.float64, np.count_nonzero(inside))
         density[inside] = np.exp(-0.5 * z * z) / sqrt(2 * pi)
         mean = (density[: len(values)] - density[len(values):]) / (upper - lower)
         scores[members] = mean[inverse]

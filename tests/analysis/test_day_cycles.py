@@ -32,6 +32,48 @@ def test_day_counts_fold_the_week_onto_the_day() -> None:
     assert counts[9] == 2 and counts[23] == 1 and counts[0] == 1 and sum(counts) == 4
 
 
+def _minus_log_likelihood(counts: np.ndarray, strength: float) -> float:
+    """The Dirichlet-multinomial's minus log-likelihood with the site's profile as mean,
+    by the gamma function (scipy), as prior_strength's score is not computed."""
+    from scipy.special import gammaln
+
+    c = counts[counts.sum(axis=1) > 0]
+    p = site_profile(c)
+    c, p = c[:, p > 0], p[p > 0]
+    n = c.sum(axis=1)
+    a = strength
+    return -float(np.sum(gammaln(a) - gammaln(n + a)) + np.sum(gammaln(c + a * p) - gammaln(a * p)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_strength_is_the_likelihoods_maximum(seed: int) -> None:
+    """The root of the score (finite sums of whole counts) is where the likelihood, by
+    the gamma function, is largest: scipy's bounded minimizer finds none more likely
+    (beyond the gamma sums' rounding: where the users are all but the site's, the
+    likelihood is flat to 1e-13 over a range of strengths), and a strength 0.1 % either
+    side is less likely."""
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(seed)
+    users = int(rng.integers(5, 60))
+    own = rng.dirichlet(np.full(HOURS, float(rng.choice([0.3, 3.0, 30.0]))), size=users)
+    counts = np.array([rng.multinomial(int(rng.integers(0, 80)), row) for row in own])
+    found = prior_strength(counts)
+    low, high = (math.log(b) for b in STRENGTH_RANGE)
+    best = minimize_scalar(lambda t: _minus_log_likelihood(counts, math.exp(t)), bounds=(low, high),
+                           method="bounded", options={"xatol": 1e-9})
+    at = _minus_log_likelihood(counts, found)
+    assert at <= best.fun + 1e-11 * abs(best.fun)
+    if STRENGTH_RANGE[0] < found < STRENGTH_RANGE[1]:
+        assert at <= _minus_log_likelihood(counts, found * 1.001)
+        assert at <= _minus_log_likelihood(counts, found / 1.001)
+
+
+def test_start_counts_must_be_whole() -> None:
+    with pytest.raises(ValueError, match="whole"):
+        prior_strength([[0.5] * HOURS, [1] * HOURS])
+
+
 def test_alike_users_are_drawn_to_the_site_and_unlike_ones_keep_their_own() -> None:
     """Users drawing their hours from one profile: the most likely strength is far above
     any user's starts (each user is the site's, noise apart). Users each keeping three

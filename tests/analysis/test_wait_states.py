@@ -27,6 +27,24 @@ def test_level_scores_average_zero_per_class_and_give_ties_one_score() -> None:
     assert scores[0] == pytest.approx(-2 * 0.3989422804014327)
 
 
+def test_level_scores_place_the_edges_by_the_normal_quantile_function() -> None:
+    """The standard library's quantile function gives scipy's ndtri's scores (1e-12)."""
+    from scipy.special import ndtri
+
+    rng = np.random.default_rng(2)
+    klass = rng.integers(0, 3, 500)
+    wait = rng.choice([0.0, 5.0, 60.0, 3_600.0], 500) + np.where(rng.random(500) < 0.5, rng.random(500) * 100, 0)
+    scores = level_scores(klass, wait)
+    for c in range(3):
+        members = klass == c
+        values, counts = np.unique(wait[members], return_counts=True)
+        upper = np.cumsum(counts) / members.sum()
+        lower = upper - counts / members.sum()
+        density = lambda q: np.where((q > 0) & (q < 1), np.exp(-0.5 * ndtri(q) ** 2) / np.sqrt(2 * np.pi), 0.0)
+        mean = (density(lower) - density(upper)) / (upper - lower)
+        assert np.allclose(scores[members], mean[np.searchsorted(values, wait[members])], rtol=0, atol=1e-12)
+
+
 def test_jobs_continuing_a_session_that_waited_less_get_a_negative_shift() -> None:
     # each user: a batch of two (the second submitted while the first waits), a job
     # continuing 60 s after the batch ended (short wait), and one opening a session a

@@ -120,15 +120,16 @@ sys.exit(code if not heavy else 3)
 """
 
 
-def test_a_site_run_imports_no_scipy(tmp_path: Path) -> None:
-    """A fitted site and the default site run without scipy: the fit's measurements
-    that need it import it where they run (half a second of CPU, once paid by every
-    site run through the population table's checks)."""
-    from sitesim.runs.fit import fit_log
+def test_the_fit_and_site_runs_import_no_scipy(tmp_path: Path) -> None:
+    """``sitesim fit``, a fitted site and the default site run without scipy: its
+    import is half a second of CPU (docs/service.md, "Speed"), once paid by every site
+    run through the population table's checks, and the fit's own uses of it were a
+    bounded minimization and the normal quantile function."""
     from tests.helpers import stress_trace
 
-    fit_log(stress_trace(tmp_path / "log.swf"), tmp_path / "fit")
-    for argv in (["--site", str(tmp_path / "fit" / "site.toml"), "--duration", "2"], ["--duration", "1"]):
+    log = stress_trace(tmp_path / "log.swf")
+    for argv in (["fit", str(log), "-o", str(tmp_path / "fit")],
+                 ["--site", str(tmp_path / "fit" / "site.toml"), "--duration", "2"], ["--duration", "1"]):
         done = subprocess.run([sys.executable, "-c", SITE_SCRIPT, *argv], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "HEAVY []" in done.stderr
