@@ -39,6 +39,9 @@ HOURS = 24
 #: The range :func:`prior_strength` searches (pseudo starts): far below one session,
 #: where each user is its own; far above any user's sessions, where all are the site's.
 STRENGTH_RANGE = (1e-3, 1e7)
+#: Bisection steps of :func:`prior_strength`: the range, in natural-log units, halved
+#: to below 1e-12 (relative precision of the strength; a table keeps 6 digits).
+BISECTIONS = math.ceil(math.log2(math.log(STRENGTH_RANGE[1] / STRENGTH_RANGE[0]) / 1e-12))
 
 
 def prior_strength_of(value: object) -> float:
@@ -68,23 +71,26 @@ def site_profile(counts: ArrayLike) -> NDArray[np.float64]:
 def prior_strength(counts: ArrayLike) -> float:
     """The Dirichlet prior's strength (pseudo starts) under which the users' start
     counts per hour of the day (one row a user) are most likely, the prior's mean being
-    the site's profile. Users without starts add nothing; with fewer than two users
-    that have, there is nothing to measure users' differences on, and the upper end of
-    :data:`STRENGTH_RANGE` (every user the site's) is returned.
+    the site's profile. Users without starts add nothing, and a user's one start says
+    nothing of its hours against the site's (its term of the score is zero); with fewer
+    than two users of two starts or more, there is nothing to measure users' differences
+    on, and the upper end of :data:`STRENGTH_RANGE` (every user the site's) is returned.
 
     The likelihood is the Dirichlet-multinomial's (the Polya distribution's) with a
     fixed mean ``p``. Its score in the strength ``s`` is
     ``sum_u,k p_k [psi(c_uk + s p_k) - psi(s p_k)] - sum_u [psi(n_u + s) - psi(s)]``
     (Minka, "Estimating a Dirichlet distribution", 2000), and the counts are whole, so
     each digamma difference is the finite sum ``psi(c + x) - psi(x) = sum_{i<c} 1 / (x + i)``:
-    exact, in numpy alone. The score's root is found by bisection in ``log s`` within
-    :data:`STRENGTH_RANGE`, keeping it positive below and negative above, so the point is
-    a maximum (the range's end where the score keeps its sign over all of it). Why not
-    scipy's minimizer: its import was half a second of CPU of every fit (docs/service.md,
-    "Speed"), for a function whose score is this sum."""
+    exact, in numpy alone (more exact than sums of gamma functions, whose rounding
+    makes the likelihood flat to 1e-13 near a large strength). The score's root is found
+    by bisection in ``log s`` within :data:`STRENGTH_RANGE`, keeping it positive below
+    and negative above, so the point is a maximum; an end of the range where the score
+    points outward (>= 0 at the top, <= 0 at the bottom) is returned as it is. Why not
+    scipy's bounded minimizer on the gamma functions, as before: scipy's import was half
+    a second of CPU of every fit (docs/service.md, "Speed"), and the score is this sum."""
     c = np.asarray(counts, dtype=float).reshape(-1, HOURS)
     c = c[c.sum(axis=1) > 0]
-    if len(c) < 2:
+    if np.count_nonzero(c.sum(axis=1) >= 2) < 2:
         return STRENGTH_RANGE[1]
     if not np.array_equal(c, np.round(c)):
         raise ValueError("start counts must be whole numbers")
@@ -94,7 +100,8 @@ def prior_strength(counts: ArrayLike) -> float:
     # How many users have more than i starts in all (above[i]) and at each hour
     # (hour_above[k, i]): each finite sum over users becomes one sum over i.
     above = _more_than(whole.sum(axis=1))
-    hour_above = np.array([_more_than(column, int(whole.max())) for column in whole.T])
+    top = int(whole.max())
+    hour_above = np.array([_more_than(column, top) for column in whole.T])
     steps_all, steps_hour = np.arange(len(above)), np.arange(hour_above.shape[1])
 
     def score(s: float) -> float:
@@ -110,11 +117,6 @@ def prior_strength(counts: ArrayLike) -> float:
         mid = (low + high) / 2
         low, high = (mid, high) if score(math.exp(mid)) > 0 else (low, mid)
     return math.exp((low + high) / 2)
-
-
-#: Bisection steps of :func:`prior_strength`: the range's 23 nepers halved to below
-#: 1e-12 of the strength, far under the 6 digits a table keeps.
-BISECTIONS = 45
 
 
 def _more_than(values: NDArray[np.int64], top: int | None = None) -> NDArray[np.int64]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.sessions import job_roles, user_sequences
-from sitesim.workload.session_rule import CONTINUING, IN_BATCH, OPENING, SESSION_THRESHOLD, STATES, state_of
+from sitesim.workload.session_rule import STATES, state_of, states_of
 
 #: A state with fewer jobs than this gets no shift.
 MIN_JOBS = 30
@@ -40,8 +40,8 @@ MIN_JOBS = 30
 MAX_SHIFT = 0.9
 
 
-#: The standard normal, whose quantile function (the standard library's; scipy's import
-#: would cost a fit half a second of CPU: docs/service.md, "Speed") places the edges.
+#: The standard normal, whose quantile function (the standard library's: importing
+#: scipy for its ndtri cost a fit 0.35 s of CPU, docs/service.md, "Speed") places the edges.
 _NORMAL = NormalDist()
 
 
@@ -105,16 +105,16 @@ def served_states(user: np.ndarray, submit: np.ndarray, end: np.ndarray) -> np.n
     time is the time since that end (an end is never before its own job's submission,
     so the latest end is the last one a scheduler saw)."""
     n = len(submit)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
     order = np.lexsort((np.arange(n), submit, user))
     who, when = user[order], submit[order]
     ends = np.where(np.isnan(end[order]), -np.inf, end[order])
     latest = np.full(n, -np.inf)  # per job, the latest end of its user's earlier jobs
-    firsts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]]) if n else np.zeros(0, dtype=np.int64)
-    for a, b in zip(firsts, np.r_[firsts[1:], n], strict=True):
+    bounds = np.flatnonzero(np.r_[True, who[1:] != who[:-1], True])  # each user's first job, and n
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         latest[a + 1:b] = np.maximum.accumulate(ends[a:b - 1])
-    think = when - latest
-    ordered = np.where(latest > when, IN_BATCH,
-                       np.where(np.isinf(latest) | (think > SESSION_THRESHOLD), OPENING, CONTINUING))
+    ordered = states_of(np.where(np.isinf(latest), np.nan, when - latest))  # no earlier end: a first
     states = np.empty(n, dtype=np.int64)
     states[order] = ordered
     return states

@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -183,25 +184,41 @@ def fit_log(
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
     path = Path(log)
     check_output(out, [path], field="--out", folder=True)  # DIR is replaced whole: not the log's folder
-    frozen = gc.get_freeze_count()  # a caller's own frozen objects stay frozen
-    with rereadable(path) as source:
+    with rereadable(path) as source, _frozen_for_the_fit() as freeze:
         try:
-            return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps)
+            return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps, freeze)
         except InputError as exc:
             if exc.path == str(source):
                 exc.path = str(path)
             raise
-        finally:
-            if frozen == 0:
-                gc.unfreeze()
+
+
+@contextmanager
+def _frozen_for_the_fit() -> Iterator[Callable[[], None]]:
+    """What freezes the objects alive so far (``gc.freeze``) for the rest of the fit,
+    thawed at its end; a no-op for a caller that froze objects of its own, who keeps
+    the collector as it set it (decided once, here).
+
+    Why: the log's jobs live as long as the fit. Frozen, the collector's full
+    collections no longer walk them again and again (CTC-SP2: about 0.2 s of the fit's
+    7 s of CPU; docs/service.md, "Speed")."""
+    if gc.get_freeze_count():
+        yield lambda: None
+        return
+    try:
+        yield gc.freeze
+    finally:
+        gc.unfreeze()
 
 
 def _fit_log(
     path: Path, source: Path, out: Path, name: str | None, skip_malformed: bool, start_policy: str | None,
     gaps: str,
+    freeze: Callable[[], None],
 ) -> FitSummary:
     """:func:`fit_log` on ``source``, a file that can be read again (``path``: the log
-    as the user named it, for names and messages)."""
+    as the user named it, for names and messages); ``freeze`` is called once the log's
+    jobs are read (:func:`_frozen_for_the_fit`)."""
     where = str(path)
     jobs, report, header = _read(source, skip_malformed, None)
     if report.total == 0:
@@ -213,12 +230,7 @@ def _fit_log(
         nodes = header.machine_size() or _largest(source, skip_malformed)
         starts = simulate_starts(source, header, nodes, policy=start_policy, skip_malformed=skip_malformed)
         jobs, report, header = _read(source, skip_malformed, starts)
-    # The log's jobs live as long as the fit: frozen, the collector's full collections
-    # no longer walk them again and again (CTC-SP2: about 0.2 s of the fit's 7 s of CPU;
-    # docs/service.md, "Speed"). fit_log thaws them at the end. (A caller that froze
-    # objects of its own keeps the collector as it set it.)
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
+    freeze()  # the log's jobs, for the rest of the fit
     if not jobs:
         raise InputError(
             f"no usable jobs after cleaning: all {report.total:,} excluded, {report.describe()}"

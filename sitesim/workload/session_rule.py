@@ -14,6 +14,8 @@ exactly 1200 s stays in the session).
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Session break: think time strictly above this many seconds (Zilber et al.).
 SESSION_THRESHOLD = 1200.0
 
@@ -29,3 +31,12 @@ def state_of(think: float | None, threshold: float = SESSION_THRESHOLD) -> int:
     if think is None or think > threshold:
         return OPENING
     return IN_BATCH if think < 0 else CONTINUING
+
+
+def states_of(think: Any, threshold: float = SESSION_THRESHOLD) -> Any:
+    """:func:`state_of` over a numpy array of think times (NaN: the user's first), for
+    the analysis of a whole log at once. numpy is imported here, not with the module:
+    a scheduler reads the rule without it."""
+    import numpy as np
+
+    return np.where(np.isnan(think) | (think > threshold), OPENING, np.where(think < 0, IN_BATCH, CONTINUING))

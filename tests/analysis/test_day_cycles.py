@@ -34,7 +34,7 @@ def test_day_counts_fold_the_week_onto_the_day() -> None:
 
 def _minus_log_likelihood(counts: np.ndarray, strength: float) -> float:
     """The Dirichlet-multinomial's minus log-likelihood with the site's profile as mean,
-    by the gamma function (scipy), as prior_strength's score is not computed."""
+    by the gamma function (scipy), independently of prior_strength's score."""
     from scipy.special import gammaln
 
     c = counts[counts.sum(axis=1) > 0]
@@ -67,6 +67,21 @@ def test_the_strength_is_the_likelihoods_maximum(seed: int) -> None:
     if STRENGTH_RANGE[0] < found < STRENGTH_RANGE[1]:
         assert at <= _minus_log_likelihood(counts, found * 1.001)
         assert at <= _minus_log_likelihood(counts, found / 1.001)
+
+
+def test_the_range_ends_where_the_score_points_outward() -> None:
+    """Users whose starts are the site's profile exactly: the score is positive at any
+    strength (the top end). Users each at hours of their own, many starts each: it is
+    negative at any (the bottom end). Single starts say nothing: the top end."""
+    same = np.tile(np.arange(1, HOURS + 1), (5, 1))
+    assert prior_strength(same) == STRENGTH_RANGE[1]
+    apart = np.zeros((6, HOURS), dtype=int)
+    for u in range(6):
+        apart[u, 4 * u] = 500
+    assert prior_strength(apart) == STRENGTH_RANGE[0]
+    ones = np.zeros((8, HOURS), dtype=int)
+    ones[np.arange(8), np.arange(8)] = 1
+    assert prior_strength(ones) == STRENGTH_RANGE[1]
 
 
 def test_start_counts_must_be_whole() -> None:

@@ -31,6 +31,11 @@ def test_level_scores_place_the_edges_by_the_normal_quantile_function() -> None:
     """The standard library's quantile function gives scipy's ndtri's scores (1e-12)."""
     from scipy.special import ndtri
 
+    def density(q: np.ndarray) -> np.ndarray:
+        """The standard normal's density at its ``q`` quantile (0 at 0 and 1)."""
+        inside = (q > 0) & (q < 1)
+        return np.where(inside, np.exp(-0.5 * ndtri(np.where(inside, q, 0.5)) ** 2) / np.sqrt(2 * np.pi), 0.0)
+
     rng = np.random.default_rng(2)
     klass = rng.integers(0, 3, 500)
     wait = rng.choice([0.0, 5.0, 60.0, 3_600.0], 500) + np.where(rng.random(500) < 0.5, rng.random(500) * 100, 0)
@@ -40,7 +45,6 @@ def test_level_scores_place_the_edges_by_the_normal_quantile_function() -> None:
         values, counts = np.unique(wait[members], return_counts=True)
         upper = np.cumsum(counts) / members.sum()
         lower = upper - counts / members.sum()
-        density = lambda q: np.where((q > 0) & (q < 1), np.exp(-0.5 * ndtri(q) ** 2) / np.sqrt(2 * np.pi), 0.0)
         mean = (density(lower) - density(upper)) / (upper - lower)
         assert np.allclose(scores[members], mean[np.searchsorted(values, wait[members])], rtol=0, atol=1e-12)
 
@@ -105,6 +109,12 @@ def test_served_states_are_the_states_the_analysis_and_a_scheduler_give() -> Non
         never = ends.copy()
         never[0] = np.nan  # as if the first job were not there, for the jobs after it
         assert list(served_states(user, submit, never)[1:]) == list(served_states(user[1:], submit[1:], ends[1:]))
+
+
+def test_no_jobs_have_no_states() -> None:
+    none = np.zeros(0)
+    assert served_states(none.astype(np.int64), none, none).size == 0
+    assert state_means(none.astype(np.int64), none, served_states(none.astype(np.int64), none, none)) == [None] * 3
 
 
 def test_state_means_are_each_states_mean_score_and_none_below_min_jobs() -> None:

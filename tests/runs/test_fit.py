@@ -171,22 +171,29 @@ def test_a_run_in_which_no_user_arrives_says_why(fitted: Path, capsys: pytest.Ca
     assert "# note: no job was submitted in 0.01 simulated days" in out and "fitted population" in out
 
 
-def test_the_fit_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
-    """The fit freezes the log's jobs for its own length (docs/service.md, "Speed") and
-    thaws them at the end; a caller that froze objects of its own keeps them frozen."""
+def test_the_fit_freezes_the_log_and_leaves_the_collector_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fit freezes the log's jobs once for its own length (docs/service.md, "Speed")
+    and thaws them at the end; a caller that froze objects of its own keeps them frozen,
+    and the fit then freezes nothing."""
     import gc
 
     from sitesim.runs.fit import fit_log
 
+    calls: list[str] = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (calls.append("freeze"), real_freeze())[1])
     log = office_log(tmp_path / "office.swf")
     assert gc.get_freeze_count() == 0
     fit_log(log, tmp_path / "a")
-    assert gc.get_freeze_count() == 0
-    gc.freeze()
+    assert calls == ["freeze"] and gc.get_freeze_count() == 0
+    real_freeze()
     try:
         frozen = gc.get_freeze_count()
         fit_log(log, tmp_path / "b")
-        # nothing thawed, nothing of the fit's added (frozen objects freed meanwhile leave)
+        assert calls == ["freeze"]  # not again
+        # nothing thawed (frozen objects freed meanwhile leave the count)
         assert 0.9 * frozen < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()

@@ -1,4 +1,5 @@
-"""The replay path stays light: it imports only what a replay uses.
+"""The replay path stays light: it imports only what a replay uses; and no site run
+nor fit imports scipy.
 
 No scipy or matplotlib to replay a trace; and with the trace's own estimates (the
 default), no numpy, simulated users, trace analysis or site-level runner (numpy alone
@@ -19,13 +20,15 @@ from pathlib import Path
 
 import pytest
 
+#: Runs ``sitesim`` with the arguments after the first, then lists the modules of the
+#: first (comma-separated names: packages, or modules' parents) it imported.
 SCRIPT = """
 import sys
 from sitesim.cli import main
-code = main(["-c", sys.argv[1], "-s", sys.argv[2]])
-unwanted = set(sys.argv[3].split(","))
+code = main(sys.argv[2:])
+unwanted = set(sys.argv[1].split(","))
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in unwanted or m.rsplit(".", 1)[0] in unwanted)
-print("HEAVY", heavy, file=sys.stderr)
+print("HEAVY", heavy[:5], file=sys.stderr)
 sys.exit(code if not heavy else 3)
 """
 #: Never on the replay path.
@@ -38,7 +41,7 @@ def replay_imports(tmp_path: Path, scheduler: str, unwanted: str) -> subprocess.
     trace = tmp_path / "t.swf"
     trace.write_text("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
     return subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(trace), scheduler, unwanted],
+        [sys.executable, "-c", SCRIPT, unwanted, "-c", str(trace), "-s", scheduler],
         capture_output=True, text=True, timeout=120,
     )
 
@@ -110,16 +113,6 @@ def test_bench_peers_copy_gives_accasim_a_memory_request(tmp_path: Path) -> None
     assert plain_copy(trace, tmp_path / "plain.swf").read_text() == trace.read_text()
 
 
-SITE_SCRIPT = """
-import sys
-from sitesim.cli import main
-code = main(sys.argv[1:])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] == "scipy")
-print("HEAVY", heavy[:3], file=sys.stderr)
-sys.exit(code if not heavy else 3)
-"""
-
-
 def test_the_fit_and_site_runs_import_no_scipy(tmp_path: Path) -> None:
     """``sitesim fit``, a fitted site and the default site run without scipy: its
     import is half a second of CPU (docs/service.md, "Speed"), once paid by every site
@@ -130,6 +123,6 @@ def test_the_fit_and_site_runs_import_no_scipy(tmp_path: Path) -> None:
     log = stress_trace(tmp_path / "log.swf")
     for argv in (["fit", str(log), "-o", str(tmp_path / "fit")],
                  ["--site", str(tmp_path / "fit" / "site.toml"), "--duration", "2"], ["--duration", "1"]):
-        done = subprocess.run([sys.executable, "-c", SITE_SCRIPT, *argv], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-c", SCRIPT, "scipy", *argv], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "HEAVY []" in done.stderr
