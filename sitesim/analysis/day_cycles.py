@@ -89,11 +89,11 @@ def prior_strength(counts: ArrayLike) -> float:
     scipy's bounded minimizer on the gamma functions, as before: scipy's import was half
     a second of CPU of every fit (docs/service.md, "Speed"), and the score is this sum."""
     c = np.asarray(counts, dtype=float).reshape(-1, HOURS)
+    if not np.array_equal(c, np.round(c)):
+        raise ValueError("start counts must be whole numbers")
     c = c[c.sum(axis=1) > 0]
     if np.count_nonzero(c.sum(axis=1) >= 2) < 2:
         return STRENGTH_RANGE[1]
-    if not np.array_equal(c, np.round(c)):
-        raise ValueError("start counts must be whole numbers")
     p = site_profile(c)
     seen = p > 0
     whole, p = c[:, seen].astype(np.int64), p[seen]
