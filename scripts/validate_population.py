@@ -240,7 +240,7 @@ def measure(pool: ProcessPoolExecutor, names: list[str], traces: Path, work: Pat
         if name == NO_WAIT_LOG and not args.no_blanked:
             fits[name, "blanked"] = pool.submit(fit_one, name, path, work, FIT_GAPS, True)
     chosen = {"blanked": VARIANTS["easy"],
-              **{gaps: Variant(f"fitted service, gaps {gaps}", "easy", True) for gaps in others}}
+              **{gaps: Variant(f"fitted service, gaps {gaps}", None, True) for gaps in others}}
     runs: dict[tuple[str, str], list[Future[dict[str, float]]]] = {}
     for name in names:
         fitted = fits[name, "fitted"].result()

@@ -62,13 +62,14 @@ class Variant:
     its machine or alone on the nominal machine."""
 
     label: str
-    scheduler: str
+    #: None: the site's own policy (behind the service, the base policy the fit chose).
+    scheduler: str | None
     service: bool
 
 
 #: The runs made of every fitted site, by key; the first is the headline.
 VARIANTS = {
-    "service": Variant("fitted service", "easy", True),
+    "service": Variant("fitted service", None, True),
     "easy": Variant("EASY, nominal machine", "easy", False),
     "fcfs": Variant("FCFS behind the fitted service", "fcfs", True),
     "hold": Variant("the log's waits (hold)", "hold", False),

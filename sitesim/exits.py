@@ -41,8 +41,9 @@ class _RaiseTerminated:
     started by ``forkserver``, a sweep's default, or ``spawn`` does not). Stopped by
     the sweep (its pool broken, or the sweep ending), such a worker would raise
     :class:`Terminated` wherever it was, even inside ``multiprocessing``'s start-up,
-    and print a traceback beside the command's one-line error. So in any other process the handler restores
-    the default action and sends the signal again: the child ends quietly, by SIGTERM.
+    and print a traceback beside the command's one-line error. So in any other process
+    the handler restores the default action and sends the signal again: the child ends
+    quietly, by SIGTERM.
     """
 
     __slots__ = ("owner",)

@@ -81,7 +81,7 @@ def prior_strength(counts: ArrayLike) -> float:
     ``sum_u,k p_k [psi(c_uk + s p_k) - psi(s p_k)] - sum_u [psi(n_u + s) - psi(s)]``
     (Minka, "Estimating a Dirichlet distribution", 2000), and the counts are whole, so
     each digamma difference is the finite sum ``psi(c + x) - psi(x) = sum_{i<c} 1 / (x + i)``:
-    exact, in numpy alone (more exact than sums of gamma functions, whose rounding
+    exact sums, in numpy alone (more exact than sums of gamma functions, whose rounding
     makes the likelihood flat to 1e-13 near a large strength). The score's root is found
     by bisection in ``log s`` within :data:`STRENGTH_RANGE`, keeping it positive below
     and negative above, so the point is a maximum; an end of the range where the score

@@ -177,21 +177,26 @@ def describe(values: dict[str, Any]) -> str:
 
 
 def simulate_fitted(
-    site: Path, out: Path, *, seed: int, scheduler: str = "easy", service: bool = False, **overrides: Any
+    site: Path, out: Path, *, seed: int, scheduler: str | None = "easy", service: bool = False, **overrides: Any
 ) -> dict[str, Any]:
     """Run the fitted site ``site/site.toml`` once; returns its system summary.
 
     ``scheduler`` runs on the site's nominal machine, without the fitted service (what
     this validation has measured: EASY on the nominal machine, the log's ``hold``);
     with ``service``, behind the site's fitted service on its machine, as ``sitesim
-    --site DIR/site.toml -s SCHEDULER`` runs it (docs/service.md)."""
+    --site DIR/site.toml -s SCHEDULER`` runs it (docs/service.md), and with ``service``
+    and no ``scheduler``, the site as ``sitesim --site DIR/site.toml`` runs it: behind
+    the service, its own base policy (the one the fit chose)."""
     from sitesim.runs.site import run_site
     from sitesim.runs.sitefile import load_site_file, site_config
 
+    if scheduler is None and not service:
+        raise ValueError("no scheduler: only the fitted service has a policy of its own")
     base = load_site_file(site / "site.toml")
     if not service:
         base.pop("scheduler", None)
-    config = site_config(base, {"scheduler": scheduler, "seed": seed, **overrides})
+    chosen = {} if scheduler is None else {"scheduler": scheduler}
+    config = site_config(base, {**chosen, "seed": seed, **overrides})
     return run_site(config, out).summary
 
 

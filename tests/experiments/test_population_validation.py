@@ -51,7 +51,7 @@ def test_fitted_site_matches_its_log(name: str, tmp_path: Path, shared_fit) -> N
     }
     assert not failed, f"{name}, the log's service: (log, simulated) outside the rules: {failed}"
     # As fitted: the users behind the fitted service on the fitted machine.
-    simulate_fitted(site, tmp_path / "service", seed=0, scheduler="easy", service=True)
+    simulate_fitted(site, tmp_path / "service", seed=0, scheduler=None, service=True)
     fitted = compare_run(log, tmp_path / "service" / "trace.swf", nodes=info.nodes, duration=duration)
     failed = {
         key: (round(log.values[key], 3), round(fitted[key], 3))
