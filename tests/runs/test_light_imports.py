@@ -126,3 +126,22 @@ def test_the_fit_and_site_runs_import_no_scipy(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-c", SCRIPT, "scipy", *argv], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "HEAVY []" in done.stderr
+
+
+def test_fit_speed_script_smoke(tmp_path: Path) -> None:
+    """scripts/fit_speed.py fits a log and runs a year in two trees (here the same one,
+    twice) and prints each round's ratio and their median; another folder is refused."""
+    from tests.helpers import stress_trace
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "fit_speed.py"
+    root = str(Path(__file__).resolve().parents[2])
+    log = stress_trace(tmp_path / "log.swf", n=400)
+    done = subprocess.run([sys.executable, str(script), str(log), "--against", root, "--rounds", "1", "--year"],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| fit") or line.startswith("| fitted year")]
+    assert len(rows) == 4 and all(line.count("|") == 6 for line in rows)
+    assert "median (range)" in rows[1] and "median (range)" in rows[3]
+    refused = subprocess.run([sys.executable, str(script), str(log), "--against", str(tmp_path)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "not a checkout of sitesim" in refused.stderr
