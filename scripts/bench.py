@@ -150,10 +150,12 @@ def time_site(users: int, scheduler: str, repeat: int, workdir: Path) -> tuple[i
     return submitted, _median(walls), _median(cpus)
 
 
-def time_process(argv: list[str]) -> tuple[float, float]:
-    """(wall s, CPU s) of one whole process, interpreter start included."""
+def time_process(argv: list[str], tree: Path | None = None) -> tuple[float, float]:
+    """(wall s, CPU s) of one whole process, interpreter start included; with ``tree``,
+    run in that checkout of sitesim with its code first on the path (scripts/fit_speed.py)."""
+    where = {} if tree is None else {"cwd": tree, "env": {**os.environ, "PYTHONPATH": str(tree)}}
     started, cpu = time.perf_counter(), _cpu()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, **where)  # type: ignore[call-overload]
     return time.perf_counter() - started, _cpu() - cpu
 
 

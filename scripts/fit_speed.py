@@ -23,33 +23,26 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from bench import time_process  # scripts/ is on the path of a script run from it
+
 HERE = Path(__file__).resolve().parents[1]
 
 
-def cpu_of(argv: list[str], tree: Path) -> float:
-    """CPU seconds (user + system) of one whole process run with ``tree``'s code."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run(argv, check=True, cwd=tree, env=env, stdout=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def fit(tree: Path, log: Path, out: Path) -> float:
-    return cpu_of([sys.executable, "-m", "sitesim", "fit", str(log), "-o", str(out)], tree)
+    """CPU seconds of ``sitesim fit LOG`` with ``tree``'s code."""
+    return time_process([sys.executable, "-m", "sitesim", "fit", str(log), "-o", str(out)], tree)[1]
 
 
 def year(tree: Path, site: Path, extra: list[str]) -> float:
+    """CPU seconds of a year of the fitted ``site`` with ``tree``'s code."""
     argv = [sys.executable, "-m", "sitesim", "--site", str(site / "site.toml"), "--duration", "365", "--seed", "1"]
-    return cpu_of(argv + extra, tree)
+    return time_process(argv + extra, tree)[1]
 
 
 def summary(name: str, ours: list[float], theirs: list[float]) -> list[str]:
