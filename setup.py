@@ -5,11 +5,12 @@ The shipped tables (``empirical/``) and site files (``models/``) stay top-level 
 of the repository, and the wheel carries them as the data packages ``sitesim.empirical``
 and ``sitesim.models`` (read with importlib.resources, sitesim/resources.py).
 
-Three compiled modules (Cython), each the twin of a Python implementation that gives the
-same schedules, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
+Four compiled modules (Cython), each the twin of a Python implementation that gives the
+same answers, only slower (docs/performance.md): ``sitesim.schedulers._reservations``,
 conservative backfilling's planned schedule in C arrays, ``sitesim.schedulers._backfill``,
-EASY's backfill scan and shadow time, and ``sitesim.schedulers._priority``, the
-ordered queues of the multifactor and creasy policies. Each makes some whole run at least 1.3 times faster. They
+EASY's backfill scan and shadow time, ``sitesim.schedulers._priority``, the
+ordered queues of the multifactor and creasy policies, and ``sitesim.workload._swf``, the
+SWF reader's usual line. They
 are optional: where the compiler fails (no C compiler), the install warns and goes on,
 and the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a
@@ -17,8 +18,9 @@ source distribution made where it is missing) leaves the extensions out, and
 MANIFEST.in ships their sources anyway.
 
 Beside the compiled modules the build writes a record of their sizes and hashes
-(``_compiled.json``; sitesim/schedulers/twin_manifest.py), in the build tree (so the
-wheel carries it) and, for an in-place or editable build, in the source tree: the
+(``_compiled.json`` in each package that has some; sitesim/twin_manifest.py), in the
+build tree (so the wheel carries it) and, for an in-place or editable build, in the
+source tree: the
 loader checks each compiled module against it before loading, since a truncated one
 kills the process (SIGBUS) instead of raising an error it could fall back from.
 """
@@ -36,9 +38,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _twin_manifest():
-    """sitesim/schedulers/twin_manifest.py, loaded by path: importing the package would
-    need its dependencies, which a build does not have."""
-    spec = importlib.util.spec_from_file_location("twin_manifest", HERE / "sitesim" / "schedulers" / "twin_manifest.py")
+    """sitesim/twin_manifest.py, loaded by path: importing the package would need its
+    dependencies, which a build does not have."""
+    spec = importlib.util.spec_from_file_location("twin_manifest", HERE / "sitesim" / "twin_manifest.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -75,19 +77,20 @@ class BuildWithManifest(build_ext):
     def get_output_mapping(self):
         mapping = dict(super().get_output_mapping())
         if self.inplace:
-            built, local = self._manifest_pair()
-            mapping[built] = local
+            mapping.update(self._manifest_pairs())
         return mapping
 
     def _manifests(self):
-        built, local = self._manifest_pair()
-        return [local if self.inplace else built]
+        pairs = self._manifest_pairs()
+        return list(pairs.values() if self.inplace else pairs)
 
-    def _manifest_pair(self):
+    def _manifest_pairs(self):
+        """The build tree's manifest -> the source tree's, for each package with twins."""
         name = _twin_manifest().MANIFEST
         build_py = self.get_finalized_command("build_py")
-        return (os.path.join(self.build_lib, "sitesim", "schedulers", name),
-                os.path.join(build_py.get_package_dir("sitesim.schedulers"), name))
+        packages = sorted({".".join(self.get_ext_fullname(ext.name).split(".")[:-1]) for ext in self.extensions})
+        return {os.path.join(self.build_lib, *package.split("."), name):
+                os.path.join(build_py.get_package_dir(package), name) for package in packages}
 
 
 def extensions() -> list[Extension]:
@@ -100,6 +103,7 @@ def extensions() -> list[Extension]:
     # The priorities must be the very numbers the Python original computes: no fused multiply-add.
     modules.append(Extension("sitesim.schedulers._priority", ["sitesim/schedulers/_priority.pyx"],
                              extra_compile_args=["-ffp-contract=off"]))
+    modules.append(Extension("sitesim.workload._swf", ["sitesim/workload/_swf.pyx"]))
     built = cythonize(modules, compiler_directives={"language_level": "3"}, quiet=True)
     for module in built:
         module.optional = True  # set after cythonize, which does not carry it over
@@ -109,7 +113,7 @@ def extensions() -> list[Extension]:
 setup(
     packages=[*find_packages(include=["sitesim", "sitesim.*"]), *DATA],
     package_dir=DATA,
-    package_data={"sitesim": ["py.typed", "schedulers/*.pyi"], "sitesim.empirical": ["*.json", "README.md"],
+    package_data={"sitesim": ["py.typed", "schedulers/*.pyi", "workload/*.pyi"], "sitesim.empirical": ["*.json", "README.md"],
                   "sitesim.models": ["*.toml"]},
     include_package_data=False,
     ext_modules=extensions(),

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping
 
-from sitesim.schedulers.compiled import twin
+from sitesim.compiled import twin
 from sitesim.workload.job import Job
 
 #: Running jobs as (expected end, arrival seq, size), kept sorted.
@@ -137,7 +137,7 @@ Shadow = Callable[[Running, int, int], tuple[int, int]]
 
 def _compiled() -> tuple[Scan, Shadow] | None:
     """The compiled twins (``_backfill.pyx``), where built and not switched off."""
-    module = twin("_backfill")
+    module = twin("_backfill", __package__)
     if module is None:
         return None
     if not hasattr(module, "scan"):  # an in-place build older than its source

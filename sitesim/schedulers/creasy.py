@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
-from sitesim.schedulers.compiled import twin
+from sitesim.compiled import twin
 from sitesim.schedulers.options import duration, format_options, parse_options
 from sitesim.schedulers.ranked import RankedEasyScheduler
 from sitesim.workload.job import Job
@@ -67,7 +67,7 @@ AGING = 7 * 86_400
 
 #: The compiled twin of the waiting queue and its ranking (``_priority.pyx``), where it
 #: was built, else None.
-QUEUE: type[CreasyQueue] | None = getattr(twin("_priority"), "CreasyQueue", None)
+QUEUE: type[CreasyQueue] | None = getattr(twin("_priority", __package__), "CreasyQueue", None)
 
 
 def _slope(text: str) -> float:

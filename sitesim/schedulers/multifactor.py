@@ -42,7 +42,7 @@ from attrs import asdict, define, field
 
 from sitesim.errors import InputError
 from sitesim.schedulers.base import Scheduler, register
-from sitesim.schedulers.compiled import twin
+from sitesim.compiled import twin
 from sitesim.schedulers.options import choice, duration, format_options, parse_options, weight
 from sitesim.schedulers.ranked import RankedEasyScheduler
 from sitesim.workload.job import Job
@@ -162,7 +162,7 @@ class Usage:
         self.t0 = now
 
 
-_TWIN = twin("_priority")
+_TWIN = twin("_priority", __package__)
 #: The compiled waiting queue (``_priority.pyx``): the priorities of
 #: :meth:`MultifactorScheduler.priority` and the fair-share factors of
 #: :meth:`MultifactorScheduler.fairshare_factors` computed on C arrays (the same

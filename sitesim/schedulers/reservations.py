@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from typing import Protocol
 
-from sitesim.schedulers.compiled import twin
+from sitesim.compiled import twin
 from sitesim.schedulers.profile import Frame, MissedReservation, Profile
 
 #: Lower bound of an empty hull of additions: above every time.
@@ -279,7 +279,7 @@ def _in_range(length: int) -> None:
 
 def _compiled() -> type[ReservationsLike] | None:
     """The compiled implementation, where it was built and is not switched off."""
-    module = twin("_reservations")
+    module = twin("_reservations", __package__)
     return None if module is None else module.Reservations
 
 

@@ -29,16 +29,16 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator
 from itertools import chain
+from operator import itemgetter
 from types import TracebackType
 from typing import IO
 
-
+from sitesim.compiled import twin
 from sitesim.errors import InputError
+from sitesim.workload import swf_ints
 from sitesim.workload.files import open_text_read
 from sitesim.workload.swf_header import SwfHeader
-from operator import itemgetter
-
-from sitesim.workload.swf_ints import canonical_int, number_table, read_number
+from sitesim.workload.swf_ints import number_table, read_number
 from sitesim.workload.swf_record import (
     FIELDS,
     N_FIELDS,
@@ -58,6 +58,11 @@ __all__ = [
     "STATUS_CANCELLED", "Number", "SwfRecord", "SwfHeader", "SwfReader", "field_label", "parse_line",
     "read_swf", "format_value", "format_record", "format_values", "write_swf",
 ]
+
+
+#: The record of a line of 18 canonical integers, else None: the compiled twin where it
+#: was built, else its Python original (the same answers).
+canonical_record = getattr(twin("_swf", __package__), "canonical_record", swf_ints.canonical_record)
 
 
 def _is_float(token: str) -> bool:
@@ -173,7 +178,7 @@ class SwfReader:
         header_lines = self.header.lines
         header_numbers = self.header.numbers
         lineno = self._lineno
-        to_int = canonical_int()
+        canonical = canonical_record  # this loop runs once per replayed job
         try:
             pending = self._pending
             self._pending = None
@@ -183,37 +188,29 @@ class SwfReader:
                 lineno -= 1
             for raw in lines:
                 lineno += 1
-                tokens = raw.split()
-                if not tokens:
-                    continue
-                if tokens[0][0] == ";":
-                    header_lines.append(raw.rstrip("\r\n"))
-                    header_numbers.append(lineno)
-                    continue
-                # The line of 18 canonical integers (swf_ints), parse_line's first fast
-                # path inlined, keeping its text: this loop runs once per replayed job.
-                # A line with a decimal point cannot be one: straight to the second path.
-                record: SwfRecord | None
-                if len(tokens) == N_FIELDS and "." not in raw:
-                    try:
-                        record = SwfRecord(*map(to_int, tokens))
-                    except ValueError:  # not all canonical integers
-                        record = self._parse(tokens, lineno)
-                    else:
-                        record.text = tokens
-                        self.records += 1
-                else:
+                record = canonical(raw)  # the usual line: 18 canonical integers
+                if record is None:
+                    tokens = raw.split()
+                    if not tokens:
+                        continue
+                    if tokens[0][0] == ";":
+                        header_lines.append(raw.rstrip("\r\n"))
+                        header_numbers.append(lineno)
+                        continue
                     record = self._parse(tokens, lineno)
-                if record is not None:
-                    self.line = lineno
-                    yield record
+                    if record is None:
+                        continue
+                else:
+                    self.records += 1
+                self.line = lineno
+                yield record
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
             raise InputError(f"cannot read trace: {_read_error(exc)}", path=path, line=lineno + 1) from None
         finally:
             self._lineno = lineno
 
     def _parse(self, tokens: list[str], lineno: int) -> SwfRecord | None:
-        """A line off the canonical path: decimal values, other integer text, or bad."""
+        """A job line off the canonical path: decimal values, other integer text, or bad."""
         try:
             record = _parse_tokens(tokens, self.path, lineno)
         except InputError:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from sitesim.workload.swf_record import N_FIELDS, SwfRecord
+
 #: The table covers -1 (SWF's "unknown") up to, not including, this value.
 SMALL_LIMIT = 4096
 
@@ -83,6 +85,28 @@ def _canonical() -> _CanonicalInts:
     if _table is None:
         _table = _CanonicalInts({str(i): i for i in range(-1, SMALL_LIMIT)})
     return _table
+
+
+def canonical_record(line: str) -> SwfRecord | None:
+    """The record of a job line of 18 canonical integer tokens, the line kept as its
+    ``text``; None for any other line (blank, a comment, a decimal value, other integer
+    text, a bad line), which the reader's other paths take.
+
+    This is the line an SWF log is almost all made of, so it is the reader's one call
+    per line; :mod:`sitesim.workload._swf` is its compiled twin, and this function stays
+    the specification the twin is tested against.
+    """
+    if "." in line:  # no canonical integer has a decimal point: not worth splitting
+        return None
+    tokens = line.split()
+    if len(tokens) != N_FIELDS:
+        return None
+    try:
+        record = SwfRecord(*map(_canonical().__getitem__, tokens))
+    except ValueError:  # not all canonical integers
+        return None
+    record.text = line
+    return record
 
 
 def number_table() -> Callable[[str], int | float]:

@@ -69,11 +69,12 @@ class SwfRecord:
     partition: int = -1
     preceding_job: int = -1
     think_time: Number = -1
-    #: The line's 18 tokens when each is exactly ``str`` of its value (the reader's
-    #: usual all-integer line), else None: the schedule writer copies them instead of
-    #: formatting the values again. Not an ``__init__`` argument, so a copy made with
-    #: ``attrs.evolve`` (other values) never carries stale text; not compared.
-    text: list[str] | None = field(default=None, init=False, eq=False, repr=False)
+    #: The line the record was read from, when its 18 tokens are each exactly ``str``
+    #: of their value (the reader's usual all-integer line), else None: the schedule
+    #: writer copies its tokens instead of formatting the values again. Not an
+    #: ``__init__`` argument, so a copy made with ``attrs.evolve`` (other values) never
+    #: carries stale text; not compared.
+    text: str | None = field(default=None, init=False, eq=False, repr=False)
 
     def with_times(self, submit: Number, wait: Number, run: Number, status: int) -> SwfRecord:
         """A copy with fields 2-4 and 11 replaced (what a simulated schedule changes).

@@ -40,11 +40,13 @@ def format_values(values: tuple[Number, ...]) -> str:
 
 def format_with_times(record: SwfRecord, submit: int, wait: int, run: int, status: int) -> str:
     """:func:`format_values` of ``record.values_with_times(...)``; the unchanged
-    fields are copied from ``record.text`` when the reader kept it (canonical tokens,
-    so the same characters), which costs a fraction of formatting them again."""
-    t = record.text
-    if t is None:
+    fields are copied from the tokens of ``record.text`` when the reader kept the line
+    (canonical tokens, so the same characters), which costs a fraction of formatting
+    them again."""
+    line = record.text
+    if line is None:
         return _LINE_NL % record.values_with_times(submit, wait, run, status)
+    t = line.split()
     return _LINE_NL % (
         t[0], submit, wait, run, t[4], t[5], t[6], t[7], t[8], t[9],
         status, t[11], t[12], t[13], t[14], t[15], t[16], t[17],

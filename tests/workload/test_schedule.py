@@ -17,7 +17,7 @@ def _jobs() -> list[Job]:
         jobs.append(job)
     # Job 2 is a replayed one (its trace record kept, with the reader's text).
     jobs[2].source = parse_line("3 20 -1 100 2 -1 -1 2 200 -1 1 0 1 -1 1 -1 -1 -1")
-    jobs[2].source.text = "3 20 -1 100 2 -1 -1 2 200 -1 1 0 1 -1 1 -1 -1 -1".split()
+    jobs[2].source.text = "3 20 -1 100 2 -1 -1 2 200 -1 1 0 1 -1 1 -1 -1 -1\n"
     return jobs
 
 

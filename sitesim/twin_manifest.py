@@ -4,7 +4,7 @@ Why: loading a shared library maps it into memory, and a file cut short (an inte
 copy, a full disk during ``pip install``) makes the loader touch pages beyond its end:
 the process dies of SIGBUS, with no message and no chance to fall back, since no
 exception is raised. So the build writes, beside the compiled modules, a manifest of
-their sizes and hashes (:data:`MANIFEST`), and :func:`~sitesim.schedulers.compiled.twin`
+their sizes and hashes (:data:`MANIFEST`), and :func:`~sitesim.compiled.twin`
 loads a compiled module only where it matches; otherwise the Python original runs,
 after a warning.
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sitesim.schedulers import twin_manifest
-from sitesim.schedulers.compiled import REBUILD, CompiledTwinWarning, twin
-from sitesim.schedulers.twin_manifest import problem
+from sitesim import twin_manifest
+from sitesim.compiled import REBUILD, CompiledTwinWarning, twin
+from sitesim.twin_manifest import problem
 
 
 @pytest.fixture
@@ -62,7 +62,8 @@ def test_twins_off(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- the build's record: a compiled twin is checked before it is loaded --------------------------
 
-TWINS = Path(__file__).resolve().parents[2] / "sitesim" / "schedulers"
+ROOT = Path(__file__).resolve().parents[1]
+TWINS = ROOT / "sitesim" / "schedulers"
 
 
 def test_the_record_finds_a_short_or_changed_module(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_the_record_finds_a_short_or_changed_module(tmp_path: Path) -> None:
 
 
 def test_every_built_twin_matches_its_record() -> None:
-    built = sorted(TWINS.glob("_*" + importlib.machinery.EXTENSION_SUFFIXES[0]))
+    built = sorted((ROOT / "sitesim").glob("*/_*" + importlib.machinery.EXTENSION_SUFFIXES[0]))
     if not built:
         pytest.skip("the compiled twins are not built here")
     assert {path.name: problem(path) for path in built} == {path.name: None for path in built}
@@ -98,8 +99,8 @@ def test_a_truncated_compiled_twin_falls_back_instead_of_killing_the_process(tmp
     (package / "__init__.py").write_text("")
     (package / real[0].name).write_bytes(real[0].read_bytes()[:size])
     (package / twin_manifest.MANIFEST).write_bytes((TWINS / twin_manifest.MANIFEST).read_bytes())
-    code = "from sitesim.schedulers.compiled import twin; print(twin('_backfill', package='twinpkg'))"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(TWINS.parents[1])])}
+    code = "from sitesim.compiled import twin; print(twin('_backfill', package='twinpkg'))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"

@@ -1,17 +1,20 @@
-"""Loading the compiled twins of the schedulers' inner loops.
+"""Loading the compiled twins of the inner loops.
 
-Three modules are compiled twins (Cython, built by ``pip install`` where a C compiler
-is found; setup.py): ``_reservations`` (conservative backfilling's planned schedule),
-``_backfill`` (EASY's backfill scan and shadow time) and ``_priority`` (the ordered queues of
-``multifactor`` and ``creasy``). A twin earns its place by a whole-run gain of at least 1.3x
-(docs/performance.md); LOS's packing had a twin that did not, and is Python only. A
-twin gives exactly the answers of its Python original, which stays the
-reference and what runs where the twin was not built. Setting ``SITESIM_COMPILED=0`` in
+Four modules are compiled twins (Cython, built by ``pip install`` where a C compiler
+is found; setup.py): in ``sitesim.schedulers``, ``_reservations`` (conservative
+backfilling's planned schedule), ``_backfill`` (EASY's backfill scan and shadow time) and
+``_priority`` (the ordered queues of ``multifactor`` and ``creasy``); in
+``sitesim.workload``, ``_swf`` (the SWF reader's line of 18 canonical integers). A
+twin earns its place by a whole-run gain of at least 1.3x (docs/performance.md); LOS's
+packing had a twin that did not, and is Python only. A twin gives exactly the answers
+of its Python original, which stays the reference and what runs where the twin was not
+built. This loader sits at the package's root because both layers that have twins use
+it. Setting ``SITESIM_COMPILED=0`` in
 the environment makes every run use the Python originals: the same schedules, slower;
 what the wheel check and benchmarks use to set one against the other.
 
 A compiled module is loaded only where it matches the size and hash its build recorded
-beside it (:mod:`sitesim.schedulers.twin_manifest`): a truncated ``.so`` killed the
+beside it (:mod:`sitesim.twin_manifest`): a truncated ``.so`` killed the
 process with SIGBUS while being loaded, before any exception could be caught.
 """
 
@@ -25,7 +28,7 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-from sitesim.schedulers.twin_manifest import problem
+from sitesim.twin_manifest import problem
 
 #: Environment variable that, set to ``0``, keeps the compiled twins unused.
 ENV = "SITESIM_COMPILED"
@@ -37,7 +40,7 @@ class CompiledTwinWarning(RuntimeWarning):
     """A compiled twin exists but cannot be loaded (a truncated or foreign ``.so``)."""
 
 
-def twin(name: str, package: str = "sitesim.schedulers") -> ModuleType | None:
+def twin(name: str, package: str) -> ModuleType | None:
     """The compiled module ``<package>.<name>``, or None where it was not built or
     ``SITESIM_COMPILED=0`` turns the twins off.
 
@@ -45,7 +48,7 @@ def twin(name: str, package: str = "sitesim.schedulers") -> ModuleType | None:
     Python, a library it needs gone) is not a reason to stop: the Python original gives
     the same schedules, so the run goes on with it, after a warning saying how to
     rebuild the twin. A compiled file is checked against its build's record before it
-    is loaded (:func:`~sitesim.schedulers.twin_manifest.problem`), since loading a
+    is loaded (:func:`~sitesim.twin_manifest.problem`), since loading a
     truncated one kills the process instead of raising.
     """
     if os.environ.get(ENV, "").strip() == "0":
