@@ -85,6 +85,14 @@ formulation (for each late budget ``b``, the set of reachable totals as machine 
 costs ``k * cap * top / 64`` word operations, more whenever ``cap`` exceeds a few dozen
 nodes; the min-late rows replace its second dimension by the value stored.
 
+When no usable candidate is late (on synth80k under ``los``, 8,287 of the 8,471
+programs run), every late total is 0 and a row only says which totals are reachable:
+the rows are then bitsets, one Python integer each (bit ``a`` of ``R[j]`` set when
+some subset of candidates ``j..`` totals ``a``; ``R[j] = R[j+1] | R[j+1] << s``), and
+the optimum and the walk read them as above (:func:`_pack_on_time`). It is the same
+program on the same rows, cheaper: ``k`` shifts of a ``top``-bit integer instead of
+``k * top`` steps in Python.
+
 A program over ``top >= 2**30`` nodes is refused (``MemoryError``): its rows could not
 be held anyway. Inputs are checked: ``ValueError`` for lists of different lengths, a
 negative ``free`` or ``extra``, or a size that is not positive.
@@ -139,6 +147,8 @@ def pack(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> l
     top = min(free, sum(size))
     if top >= LIMIT:
         raise MemoryError(f"a packing over {top} nodes is beyond the packing step's range (2**30)")
+    if not any(cost):
+        return _pack_on_time(size, usable, top)
     cap = min(extra, top)
     none = cap + 1
     # rows[j][a]: least late total of a subset of usable[j:] of total a (none: no such subset).
@@ -166,4 +176,24 @@ def pack(sizes: Sequence[int], late: Sequence[bool], free: int, extra: int) -> l
             chosen.append(position)
             target -= s
             budget -= c
+    return chosen
+
+
+def _pack_on_time(size: list[int], usable: list[int], top: int) -> list[int]:
+    """:func:`pack` where no usable candidate is late: its rows as bitsets of the
+    reachable totals up to ``top`` (module docstring), the same optimum and walk."""
+    within = (1 << (top + 1)) - 1
+    rows = [1]  # no candidate: only the total 0
+    for s in reversed(size):
+        rows.append((rows[-1] | rows[-1] << s) & within)
+    rows.reverse()
+    target = rows[0].bit_length() - 1
+    chosen: list[int] = []
+    for j, position in enumerate(usable):
+        if target == 0:
+            break
+        s = size[j]
+        if s <= target and rows[j + 1] >> (target - s) & 1:
+            chosen.append(position)
+            target -= s
     return chosen

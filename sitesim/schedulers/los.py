@@ -85,12 +85,21 @@ class LosScheduler(EasyScheduler):
         # optimum (sitesim.schedulers.lookahead), and then no program runs.
         taken, left, spare = scan(window, 0, free, now, end_by, extra, self._planned)
         if left:
-            sizes = [job.size for job in window]
-            late = [now + self._planned[job.seq] > end_by for job in window]
-            if free - left < bound(sizes, late, free, extra):
-                taken = pack(sizes, late, free, extra)
-                left = free - sum(sizes[i] for i in taken)
-                spare = extra - sum(sizes[i] for i in taken if late[i])
+            # Only a job that fits in the free nodes can be packed: the bound and the
+            # program see those alone (in window order, so the program's lexicographic
+            # tie-break picks the same set), which in a long queue are few. The scan
+            # takes only jobs that fit, so when it took all of them its total is the
+            # bound and no program can do better.
+            fitting = [i for i, job in enumerate(window) if job.size <= free]
+            if len(fitting) > len(taken):
+                planned = self._planned
+                sizes = [window[i].size for i in fitting]
+                late = [now + planned[window[i].seq] > end_by for i in fitting]
+                if free - left < bound(sizes, late, free, extra):
+                    chosen = pack(sizes, late, free, extra)
+                    taken = [fitting[k] for k in chosen]
+                    left = free - sum(sizes[k] for k in chosen)
+                    spare = extra - sum(sizes[k] for k in chosen if late[k])
         picked = [first + i for i in taken]
         free, extra = left, spare
         if free and len(candidates) > first + depth:

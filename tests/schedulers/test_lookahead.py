@@ -69,6 +69,18 @@ def test_the_program_gives_the_first_maximal_set(case: Case) -> None:
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
+@given(cases(most=14))
+def test_with_no_late_candidate_the_bitset_rows_give_the_first_maximal_set(case: Case) -> None:
+    """No usable candidate late: the program runs on bitsets (_pack_on_time)."""
+    sizes, late, free, extra = case
+    on_time = (sizes, [False] * len(sizes), free, extra)
+    assert pack(*on_time) == brute(*on_time)
+    # Late candidates too large for the extra nodes cannot be used: the same rows.
+    unusable = (sizes, late, free, 0)
+    assert pack(*unusable) == brute(*unusable)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(cases())
 def test_the_fast_path_is_the_dynamic_programs_answer(case: Case) -> None:
     taken, used = greedy(*case)
