@@ -10,7 +10,7 @@ same answers, only slower (docs/performance.md): ``sitesim.schedulers._reservati
 conservative backfilling's planned schedule in C arrays, ``sitesim.schedulers._backfill``,
 EASY's backfill scan and shadow time, ``sitesim.schedulers._priority``, the
 ordered queues of the multifactor and creasy policies, and ``sitesim.workload._swf``, the
-SWF reader's usual line. They
+SWF reader's usual line of 18 plain numbers. They
 are optional: where the compiler fails (no C compiler), the install warns and goes on,
 and the Python implementations are used. Cython itself is a build requirement
 (pyproject.toml), which pip installs for the build; a ``setup.py`` run without it (a

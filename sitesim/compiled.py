@@ -4,7 +4,7 @@ Four modules are compiled twins (Cython, built by ``pip install`` where a C comp
 is found; setup.py): in ``sitesim.schedulers``, ``_reservations`` (conservative
 backfilling's planned schedule), ``_backfill`` (EASY's backfill scan and shadow time) and
 ``_priority`` (the ordered queues of ``multifactor`` and ``creasy``); in
-``sitesim.workload``, ``_swf`` (the SWF reader's line of 18 canonical integers). A
+``sitesim.workload``, ``_swf`` (the SWF reader's usual line of 18 plain numbers). A
 twin earns its place by a whole-run gain of at least 1.3x (docs/performance.md); LOS's
 packing had a twin that did not, and is Python only. A twin gives exactly the answers
 of its Python original, which stays the reference and what runs where the twin was not

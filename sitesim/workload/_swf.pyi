@@ -1,5 +1,5 @@
 # Types of the compiled SWF line (_swf.pyx); its Python twin is
-# sitesim.workload.swf_ints.canonical_record.
+# sitesim.workload.swf_ints.plain_record.
 from sitesim.workload.swf_record import SwfRecord
 
-def canonical_record(line: str) -> SwfRecord | None: ...
+def plain_record(line: str) -> SwfRecord | None: ...

@@ -60,9 +60,9 @@ __all__ = [
 ]
 
 
-#: The record of a line of 18 canonical integers, else None: the compiled twin where it
+#: The record of a line of 18 plain numbers, else None: the compiled twin where it
 #: was built, else its Python original (the same answers).
-canonical_record = getattr(twin("_swf", __package__), "canonical_record", swf_ints.canonical_record)
+plain_record = getattr(twin("_swf", __package__), "plain_record", swf_ints.plain_record)
 
 
 def _is_float(token: str) -> bool:
@@ -178,7 +178,7 @@ class SwfReader:
         header_lines = self.header.lines
         header_numbers = self.header.numbers
         lineno = self._lineno
-        canonical = canonical_record  # this loop runs once per replayed job
+        plain = plain_record  # this loop runs once per replayed job
         try:
             pending = self._pending
             self._pending = None
@@ -188,7 +188,7 @@ class SwfReader:
                 lineno -= 1
             for raw in lines:
                 lineno += 1
-                record = canonical(raw)  # the usual line: 18 canonical integers
+                record = plain(raw)  # the usual line: 18 plain numbers (swf_ints)
                 if record is None:
                     tokens = raw.split()
                     if not tokens:
@@ -210,7 +210,8 @@ class SwfReader:
             self._lineno = lineno
 
     def _parse(self, tokens: list[str], lineno: int) -> SwfRecord | None:
-        """A job line off the canonical path: decimal values, other integer text, or bad."""
+        """A job line off the plain path: other number text, a decimal in a whole-number
+        field, or a bad line."""
         try:
             record = _parse_tokens(tokens, self.path, lineno)
         except InputError:

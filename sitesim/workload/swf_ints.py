@@ -20,9 +20,10 @@ with every other token read as ``int``, else as a finite ``float``
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
-from sitesim.workload.swf_record import N_FIELDS, SwfRecord
+from sitesim.workload.swf_record import N_FIELDS, WHOLE_FIELDS, SwfRecord
 
 #: The table covers -1 (SWF's "unknown") up to, not including, this value.
 SMALL_LIMIT = 4096
@@ -87,26 +88,53 @@ def _canonical() -> _CanonicalInts:
     return _table
 
 
-def canonical_record(line: str) -> SwfRecord | None:
-    """The record of a job line of 18 canonical integer tokens, the line kept as its
-    ``text``; None for any other line (blank, a comment, a decimal value, other integer
-    text, a bad line), which the reader's other paths take.
+#: A decimal token of the reader's usual line: digits, a point, digits (an optional
+#: minus sign first), as the logs write a fractional field (CTC-SP2's average CPU time,
+#: ``142.00``). Any other decimal form goes through the reader's general path.
+PLAIN_DECIMAL = re.compile(r"-?[0-9]+\.[0-9]+")
+
+
+def plain_record(line: str) -> SwfRecord | None:
+    """The record of a job line of 18 plain numbers, else None.
+
+    Plain numbers are canonical integer tokens and, in a field that may be fractional
+    (not :data:`~sitesim.workload.swf_record.WHOLE_FIELDS`), finite
+    :data:`PLAIN_DECIMAL` tokens. A line of canonical integers alone keeps the line as
+    its ``text`` (the schedule writer copies its tokens). Any other line (blank, a
+    comment, other number text, a decimal in a whole-number field, a bad line) gives
+    None, and the reader's other paths take it, with the same values or the same error
+    as before this path existed.
 
     This is the line an SWF log is almost all made of, so it is the reader's one call
     per line; :mod:`sitesim.workload._swf` is its compiled twin, and this function stays
     the specification the twin is tested against.
     """
-    if "." in line:  # no canonical integer has a decimal point: not worth splitting
-        return None
     tokens = line.split()
     if len(tokens) != N_FIELDS:
         return None
-    try:
-        record = SwfRecord(*map(_canonical().__getitem__, tokens))
-    except ValueError:  # not all canonical integers
-        return None
-    record.text = line
-    return record
+    integer = _canonical().__getitem__
+    if "." not in line:
+        try:
+            record = SwfRecord(*map(integer, tokens))
+        except ValueError:  # not all canonical integers
+            return None
+        record.text = line
+        return record
+    values: list[int | float] = []
+    for i, token in enumerate(tokens):
+        if "." in token:
+            if i in WHOLE_FIELDS or not PLAIN_DECIMAL.fullmatch(token):
+                return None
+            value: int | float = float(token)
+            if not math.isfinite(value):
+                return None
+        else:
+            try:
+                value = integer(token)
+            except ValueError:
+                return None
+        values.append(value)
+    return SwfRecord(*values)  # type: ignore[arg-type]
 
 
 def number_table() -> Callable[[str], int | float]:
