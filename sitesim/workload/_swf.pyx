@@ -52,10 +52,10 @@ cdef inline object _value(int k, long long* ints, double* reals, unsigned int de
     return ints[k]
 
 
-def plain_record(str line not None):
+def plain_record(object line):
     """:func:`sitesim.workload.swf_ints.plain_record`, compiled."""
-    if not PyUnicode_IS_ASCII(line):
-        return _original(line)
+    if type(line) is not str or not PyUnicode_IS_ASCII(line):
+        return _original(line)  # a str subclass, or non-ASCII text: the original decides
     cdef Py_ssize_t n = 0
     cdef const char* s = PyUnicode_AsUTF8AndSize(line, &n)
     cdef Py_ssize_t i = 0, start, digits
@@ -129,7 +129,7 @@ def plain_record(str line not None):
     return record
 
 
-cdef object _token_end(const char* s, Py_ssize_t i, Py_ssize_t n, str line):
+cdef object _token_end(const char* s, Py_ssize_t i, Py_ssize_t n, object line):
     """A token that is not a plain number, stopped at ``s[i]``: None where the original
     says so for certain (the character is one of the twin's own, so the tokens so far
     are the original's), else the original's answer."""

@@ -1,9 +1,9 @@
-"""Integer tokens of SWF job lines, read through a table of the common small values.
+"""The numbers of SWF job lines: the reader's usual line, and its integer table.
 
-``int(token)`` costs about as much per field as everything else the reader does per
-line, and most of an SWF line is small numbers: ``-1`` (unknown), sizes, statuses,
-user and group ids, short times. Looking those up in a table of their canonical text
-is several times cheaper; any other token goes through ``int`` itself.
+Most of an SWF line is small numbers: ``-1`` (unknown), sizes, statuses, user and group
+ids, short times. ``int(token)`` costs about as much per field as everything else the
+reader does per line, and looking those up in a table of their canonical text is
+several times cheaper; any other token goes through ``int`` itself.
 
 Only *canonical* integer text is accepted (what ``str`` of the value gives back: no
 ``+``, no leading zeros, no ``_``, ASCII digits); anything else raises ``ValueError``,
@@ -11,9 +11,11 @@ as a non-number does. So a line whose 18 tokens all pass holds exactly the text 
 writer would produce for its values, and the schedule writer may copy the unchanged
 fields verbatim (:func:`sitesim.workload.swf_write.format_with_times`).
 
-A line with another token (a fraction: CTC-SP2 gives its average CPU time, field 6,
-as ``12.34`` on half of its lines) goes through :func:`number_table`: the same table,
-with every other token read as ``int``, else as a finite ``float``
+The reader's usual line, 18 *plain numbers* (canonical integers, and plain decimals
+where a field may be fractional: CTC-SP2 gives its average CPU time, field 6, as
+``12.34`` on half of its lines), is :func:`plain_record`, one call per line, with a
+compiled twin. A line that is not plain goes through :func:`number_table`: the same
+table, with every other token read as ``int``, else as a finite ``float``
 (:func:`read_number`), so only the few tokens off the table cost a Python call.
 """
 
@@ -112,7 +114,7 @@ def plain_record(line: str) -> SwfRecord | None:
     tokens = line.split()
     if len(tokens) != N_FIELDS:
         return None
-    integer = _canonical().__getitem__
+    integer = canonical_int()
     if "." not in line:
         try:
             record = SwfRecord(*map(integer, tokens))
@@ -139,8 +141,8 @@ def plain_record(line: str) -> SwfRecord | None:
 
 def number_table() -> Callable[[str], int | float]:
     """:func:`read_number` of any token (``ValueError`` for a non-number), fast for
-    small canonical integers: the reader's second path, for a line that is not all
-    canonical integers. Same values as ``read_number`` token by token, since the
+    small canonical integers: the reader's second path, for a line that is not plain
+    (:func:`plain_record`). Same values as ``read_number`` token by token, since the
     table holds only canonical text, whose ``int`` it is."""
     global _numbers
     if _numbers is None:
