@@ -73,9 +73,12 @@ class EasyScheduler(Scheduler):
         #: head that pass left waiting.
         self._arrived: list[Job] = []
         self._head: Job | None = None
-        #: With a backfill key: the waiting jobs sorted by (key, seq), and their keys.
+        #: With a backfill key: the waiting jobs sorted by (key, seq), their keys, and
+        #: each one's (key, seq) by seq (asked once, on arrival: the key is fixed while
+        #: the job waits).
         self._by_key: list[Job] = []
         self._keys: list[tuple[int, int]] = []
+        self._key_of: dict[int, tuple[int, int]] = {}
         #: Which of the per-job hooks this policy overrides. A hook left alone is not
         #: called: its default is written out where it acts (a call per arrival and per
         #: start for each, at a few hundred thousand jobs, was most of what the kernel
@@ -143,7 +146,7 @@ class EasyScheduler(Scheduler):
         if self._keyed:
             key = self.backfill_key(job)
             if key is not None:
-                entry = (key, job.seq)
+                entry = self._key_of[job.seq] = (key, job.seq)
                 i = bisect_left(self._keys, entry)
                 self._keys.insert(i, entry)
                 self._by_key.insert(i, job)
@@ -248,8 +251,8 @@ class EasyScheduler(Scheduler):
             self._tell(started, now)
         return started
 
-    def _by_key_order(self, job: Job) -> tuple[int | None, int]:
-        return self.backfill_key(job), job.seq
+    def _by_key_order(self, job: Job) -> tuple[int, int]:
+        return self._key_of[job.seq]
 
     def _hold(self, job: Job, now: int) -> None:
         """``job`` starts now: it holds its nodes until its planned end."""
@@ -257,7 +260,7 @@ class EasyScheduler(Scheduler):
         end = self._ends[seq] = now + self._planned.pop(seq)
         insort(self._running, (end, seq, job.size))
         if self._keys:
-            i = bisect_left(self._keys, (self.backfill_key(job), seq))
+            i = bisect_left(self._keys, self._key_of.pop(seq))
             del self._keys[i]
             del self._by_key[i]
 

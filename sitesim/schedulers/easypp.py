@@ -43,7 +43,8 @@ from sitesim.workload.job import Job
 CORRECTION_RULES = ("estimate", "steps")
 #: The paper's correction steps, seconds added to the original prediction.
 CORRECTIONS = (60, 300, 900, 1800, 3600, 7200, 18_000, 36_000, 72_000, 180_000, 360_000)
-#: Ended jobs per user whose runtimes make a prediction.
+#: Ended jobs per user whose runtimes make a prediction (the paper's two: the mean is
+#: kept from the last runtime and the newest).
 HISTORY = 2
 
 
@@ -66,8 +67,11 @@ class EasyPlusPlusScheduler(EasyScheduler):
             )
         self.correction = correction
         self.control: Control | None = None
-        #: The runtimes of each user's last ended jobs, newest last.
-        self._history: dict[int, list[int]] = {}
+        #: Each user's last ended job's runtime, and once two have ended, the mean of
+        #: its last two rounded up: the user's next prediction before the cap by its
+        #: estimate (kept at each end, so a prediction is a look-up).
+        self._last_runtime: dict[int, int] = {}
+        self._mean: dict[int, int] = {}
         #: Each waiting or running job's prediction at submission, and its current one.
         self._initial: dict[int, int] = {}
         self._current: dict[int, int] = {}
@@ -89,11 +93,11 @@ class EasyPlusPlusScheduler(EasyScheduler):
 
     def predict(self, job: Job) -> int:
         """The mean of the user's last two runtimes, rounded up, within [1, estimate]."""
-        history = self._history.get(job.user)
-        if history is None or len(history) < HISTORY:
+        mean = self._mean.get(job.user)
+        if mean is None:
             return max(job.estimate, 1)
         self.counts["predicted"] += 1
-        return max(1, min(job.estimate, -(-sum(history) // HISTORY)))
+        return max(1, min(job.estimate, mean))
 
     def enqueue(self, job: Job, now: int) -> None:
         prediction = self.predict(job)
@@ -135,10 +139,11 @@ class EasyPlusPlusScheduler(EasyScheduler):
         seq = job.seq
         del self._initial[seq], self._current[seq]
         self._corrections.pop(seq, None)
-        history = self._history.setdefault(job.user, [])
-        history.append(job.end - job.start)
-        if len(history) > HISTORY:
-            del history[0]
+        user, runtime = job.user, job.end - job.start
+        last = self._last_runtime.get(user)
+        if last is not None:
+            self._mean[user] = -(-(last + runtime) // HISTORY)
+        self._last_runtime[user] = runtime
 
     def report(self, window: int) -> dict[str, Any]:
         return {"predictions": dict(self.counts)}
