@@ -43,9 +43,6 @@ from sitesim.workload.job import Job
 CORRECTION_RULES = ("estimate", "steps")
 #: The paper's correction steps, seconds added to the original prediction.
 CORRECTIONS = (60, 300, 900, 1800, 3600, 7200, 18_000, 36_000, 72_000, 180_000, 360_000)
-#: Ended jobs per user whose runtimes make a prediction (the paper's two: the mean is
-#: kept from the last runtime and the newest).
-HISTORY = 2
 
 
 @register
@@ -142,7 +139,7 @@ class EasyPlusPlusScheduler(EasyScheduler):
         user, runtime = job.user, job.end - job.start
         last = self._last_runtime.get(user)
         if last is not None:
-            self._mean[user] = -(-(last + runtime) // HISTORY)
+            self._mean[user] = -(-(last + runtime) // 2)  # the paper's two, rounded up
         self._last_runtime[user] = runtime
 
     def report(self, window: int) -> dict[str, Any]:
