@@ -229,11 +229,15 @@ class Site:
 
     def _set_timers(self) -> None:
         timers, self._timers = self._timers, []
+        now = self.env.now
         for job, seconds in timers:
             token = job.run_token
             if token is None:
                 raise RuntimeError(f"timer set on job {job.id}, which is not running")
-            At(self.env, seconds, TIMER, self._ring, (job, token))
+            # A timer due at or after the run's end would only be dropped (the end
+            # comes first: COMPLETION before TIMER at one instant), so none is set.
+            if now + seconds < token.time:
+                At(self.env, seconds, TIMER, self._ring, (job, token))
 
     def _ring(self, event: At) -> None:
         job, token = event.payload
