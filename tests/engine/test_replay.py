@@ -21,19 +21,38 @@ from sitesim.workload.job import Job
 from sitesim.workload.replay import ReplayCounts
 from sitesim.workload.swf import SwfReader, SwfRecord
 
-numbers = st.one_of(st.integers(-3, 40), st.integers(2**30 - 3, 2**30 + 3))
+class SmallSeenIds(SeenIds):
+    """The same bookkeeping with the bitmap's bound lowered, so that numbers on both
+    sides of it cost little to try (at the real bound the bitmap is 128 MB)."""
+
+    __slots__ = ()
+    BITMAP_LIMIT = 2**12
+
+
+numbers = st.one_of(st.integers(-3, 40), st.integers(SmallSeenIds.BITMAP_LIMIT - 3, SmallSeenIds.BITMAP_LIMIT + 3))
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.lists(numbers, max_size=60))
 def test_seen_ids_answers_as_a_set_does(sequence: list[int]) -> None:
-    """Runs, gaps, repeats, numbers before the run, negative and huge numbers: ``add``
-    says True exactly for a number not seen before."""
-    seen = SeenIds()
+    """Runs, gaps, repeats, numbers before the run, negative numbers and numbers on
+    both sides of the bitmap's bound: ``add`` says True exactly for a number not seen
+    before."""
+    seen = SmallSeenIds()
     known: set[int] = set()
     for number in sequence:
         assert seen.add(number) is (number not in known), (sequence, number)
         known.add(number)
+
+
+def test_seen_ids_at_the_real_bitmap_bound() -> None:
+    """Numbers just below the bound go to the bitmap, from the bound up to the set."""
+    limit = SeenIds.BITMAP_LIMIT
+    seen = SeenIds()
+    assert seen.add(7) and seen.add(limit + 1)  # the run of 7 moves to the bitmap
+    assert seen.add(limit - 1) and seen.add(limit) and seen.add(limit + 5)
+    assert not seen.add(limit - 1) and not seen.add(limit) and not seen.add(7)
+    assert len(seen._bits) == limit // 8 and seen._other == {limit, limit + 1}
 
 
 def test_seen_ids_keeps_a_run_of_consecutive_numbers_as_two_bounds() -> None:
