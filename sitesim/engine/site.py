@@ -225,11 +225,10 @@ class Site:
                 for hook in hooks:
                     hook(job)
         if self._timers:
-            self._set_timers()
+            self._set_timers(now)
 
-    def _set_timers(self) -> None:
+    def _set_timers(self, now: int) -> None:
         timers, self._timers = self._timers, []
-        now = self.env.now
         for job, seconds in timers:
             token = job.run_token
             if token is None:

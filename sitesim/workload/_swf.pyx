@@ -19,7 +19,7 @@ from cpython.ref cimport PyObject
 from libc.math cimport isfinite
 
 from sitesim.workload.swf_ints import plain_record as _original
-from sitesim.workload.swf_record import WHOLE_FIELDS, SwfRecord
+from sitesim.workload.swf_record import N_FIELDS as _FIELDS, WHOLE_FIELDS, SwfRecord
 
 cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
@@ -29,6 +29,11 @@ cdef extern from "Python.h":
 cdef enum:
     N_FIELDS = 18  # fields in an SWF job line
     MAX_DIGITS = 18  # the longest integer decided here: 18 digits fit a signed 64-bit integer
+
+# The C arrays below need the field count as a constant: it must be the record's own
+# (a mismatch is an ImportError, after which the Python original runs).
+if _FIELDS != N_FIELDS:
+    raise ImportError(f"_swf was built for {N_FIELDS} fields, the record has {_FIELDS}")
 
 # The whole-number fields as bits, from the record's own declaration.
 cdef unsigned int _whole = 0
