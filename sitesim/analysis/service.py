@@ -26,6 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.level_copula import level_dependence
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -112,56 +113,22 @@ class ServiceFit:
     findings: dict[str, Any] = field(factory=dict)
     #: How a job's level is drawn, and the per-user levels' correlations by the time
     #: since the user's previous submission (``levels``, ``level_gaps``, ``level_rho``
-    #: of the ``[service]`` table: sitesim.schedulers.service).
+    #: of the ``[service]`` table: sitesim.schedulers.service; with ``level_repeat``,
+    #: ``level_rho`` is the correlation of the draws that do not repeat).
     levels: str = "per-job"
     level_gaps: tuple[float, ...] = ()
     level_rho: tuple[float, ...] = ()
     #: Per user state at a submission, the shift of a job's level (``level_states``:
     #: sitesim.analysis.wait_states); empty, none.
     level_states: tuple[float, ...] = ()
+    #: Per gap class, the chance a job repeats its user's previous level
+    #: (``level_repeat``: sitesim.analysis.level_copula); empty, never.
+    level_repeat: tuple[float, ...] = ()
 
 
-#: The levels of a fitted service with delays: per user, correlated by the time since
-#: the user's previous submission (:func:`level_correlation`), in classes with these
-#: upper edges (s): a minute, ten minutes, an hour, a day, and beyond.
+#: The levels of a fitted service with delays: per user, dependent on the user's
+#: previous level by the time since its submission (:mod:`sitesim.analysis.level_copula`).
 FITTED_LEVELS = "per-user"
-LEVEL_GAPS = (60.0, 600.0, 3600.0, 86400.0)
-#: Pairs a gap class needs before its correlation is measured (else 0: independent).
-MIN_PAIRS = 30
-
-
-def _ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks of ``x`` from 1, ties given their average rank (numpy alone: a fit need not
-    import scipy.stats, a second and a half of CPU, for this)."""
-    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
-    average = np.cumsum(counts) - (counts - 1) / 2.0
-    return average[inverse]
-
-
-def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GAPS) -> list[float]:
-    """Per class of the time between a user's consecutive submissions (upper edges
-    ``gaps``, and beyond), how alike the two jobs waited: the rank correlation of their
-    waits, as the correlation of a Gaussian copula (2 sin(π ρ_s / 6)), in [0, 0.99].
-    Why: it sets how a fitted user's delays go together (sitesim.schedulers.service)."""
-    n = len(jobs)
-    user = np.fromiter((j.user for j in jobs), np.int64, n)
-    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
-    wait = np.fromiter((j.wait for j in jobs), np.float64, n)
-    order = np.lexsort((submit, user))
-    user, submit, wait = user[order], submit[order], wait[order]
-    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
-    klass = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
-    rho = []
-    for k in range(len(gaps) + 1):
-        mask = pair & (klass == k)
-        first, second = wait[:-1][mask], wait[1:][mask]
-        # too few pairs, or waits all alike on one side (no ranks to correlate): independent
-        if mask.sum() < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
-            rho.append(0.0)
-            continue
-        value = float(np.corrcoef(_ranks(first), _ranks(second))[0, 1])  # Spearman's rho
-        rho.append(round(float(min(max(2 * np.sin(np.pi * value / 6), 0.0), 0.99)), 3))
-    return rho
 
 
 def machine_findings(
@@ -262,6 +229,7 @@ def fit_service(
                     f" then served by {policy} on {nodes} nodes"),
         },
     }
-    rho = level_correlation(jobs)
-    findings["service"]["level_rho"] = {"gaps_s": list(LEVEL_GAPS), "rho": rho}
-    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, LEVEL_GAPS, tuple(rho))
+    dependence = level_dependence(jobs, classes)
+    findings["service"]["level_dependence"] = dependence.findings()
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
+                      dependence.rho, level_repeat=dependence.repeat)

@@ -51,7 +51,7 @@ from sitesim.engine.replay import CheckedJobs, CheckedReplay
 from sitesim.engine.site import Site
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.schedulers.base import Scheduler, make_scheduler
-from sitesim.schedulers.service import DelayModel, ServiceScheduler
+from sitesim.schedulers.service import LEVEL_KEYS, DelayModel, ServiceScheduler
 from sitesim.workload.estimates import make_estimates
 from sitesim.workload.job import Job
 from sitesim.workload.swf import SwfReader, SwfRecord
@@ -111,7 +111,8 @@ class _Times:
 
 def delay_model(fit: ServiceFit) -> DelayModel:
     """The delays of a fitted service, as a run reads them."""
-    return DelayModel(fit.size_classes, fit.delays, fit.levels, fit.level_gaps, fit.level_rho, fit.level_states)
+    return DelayModel(fit.size_classes, fit.delays, fit.levels,
+                      **{key: getattr(fit, key) for key in LEVEL_KEYS})
 
 
 def kept_jobs(jobs: Sequence[TraceJob]) -> CheckedJobs:

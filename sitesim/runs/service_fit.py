@@ -70,6 +70,9 @@ def level_lines(table: dict[str, Any]) -> list[str]:
         *([f"# and shifted by the user's state at the submission ({', '.join(STATES)})",
            "level_states = [" + ", ".join(f"{v:g}" for v in table["level_states"]) + "]"]
           if "level_states" in table else []),
+        *(["# per gap class, the chance a job repeats its user's previous level (level_rho: the others')",
+           "level_repeat = [" + ", ".join(f"{v:g}" for v in table["level_repeat"]) + "]"]
+          if "level_repeat" in table else []),
     ]
 
 

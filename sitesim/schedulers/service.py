@@ -79,6 +79,10 @@ SQRT2 = sqrt(2.0)
 #: How a job's level (the uniform its delay is read at) is drawn: ``"per-job"`` (the
 #: first: tables without ``levels`` read as it) or ``"per-user"`` (module docstring).
 LEVELS = ("per-job", "per-user")
+#: The ``"per-user"`` keys of the table, as the :class:`DelayModel` fields they fill;
+#: the first two are always written (empty with ``"per-job"``), the others when set.
+LEVEL_KEYS = ("level_gaps", "level_rho", "level_states", "level_repeat")
+REQUIRED_LEVEL_KEYS = LEVEL_KEYS[:2]
 #: The service's stream is spawned from the run's seed and this key, so a service that
 #: draws leaves every other stream of the run as it was.
 STREAM_KEY = 33
@@ -100,6 +104,9 @@ class DelayModel:
     #: ``"per-user"``: the shift of a job's score by its user's state (in a batch,
     #: continuing, opening: module docstring); empty, none.
     level_states: tuple[float, ...] = ()
+    #: ``"per-user"``: per gap class, the chance a job repeats its user's previous
+    #: level (module docstring); empty, never.
+    level_repeat: tuple[float, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.levels not in LEVELS:
@@ -116,9 +123,14 @@ class DelayModel:
                 if len(self.level_states) != len(STATES) or any(not -1 < v < 1 for v in self.level_states):
                     raise InputError(f"{len(STATES)} shifts in (-1, 1) are needed ({', '.join(STATES)})",
                                      field="service.level_states")
-        elif self.level_gaps or self.level_rho or self.level_states:
-            raise InputError('only with levels = "per-user"', field="service.level_gaps" if self.level_gaps
-                             else "service.level_rho" if self.level_rho else "service.level_states")
+            if self.level_repeat:
+                if len(self.level_repeat) != len(self.level_rho) or any(not 0 <= p < 1 for p in self.level_repeat):
+                    raise InputError("one chance in [0, 1) per gap class (as level_rho) is needed",
+                                     field="service.level_repeat")
+        else:
+            for key in LEVEL_KEYS:
+                if getattr(self, key):
+                    raise InputError('only with levels = "per-user"', field=f"service.{key}")
         if not self.size_classes or len(self.size_classes) != len(self.delays):
             raise InputError("size_classes and delays need one entry per class", field="service.delays")
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
@@ -165,7 +177,7 @@ class ServiceSpec:
     def from_table(cls, table: Any, where: str) -> ServiceSpec:
         if not isinstance(table, dict):
             raise InputError("must be a table ([service])", path=where, field=SERVICE_TABLE)
-        known = {"nodes", "policy", "size_classes", "delays", "levels", "level_gaps", "level_rho", "level_states"}
+        known = {"nodes", "policy", "size_classes", "delays", "levels", *LEVEL_KEYS}
         for key in table:
             if key not in known:
                 raise InputError(f"unknown key (known: {', '.join(sorted(known))})", path=where,
@@ -187,14 +199,13 @@ class ServiceSpec:
         if not isinstance(levels, str):
             raise InputError(f"one of {', '.join(LEVELS)} is needed", path=where, field=f"{SERVICE_TABLE}.levels")
         numbers = {}
-        for key in ("level_gaps", "level_rho", "level_states"):
+        for key in LEVEL_KEYS:
             value = table.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
                 raise InputError("an array of numbers is needed", path=where, field=f"{SERVICE_TABLE}.{key}")
             numbers[key] = tuple(float(v) for v in value)
         try:
-            model = DelayModel(tuple(classes), tuple(tuple(float(v) for v in r) for r in rows), levels,
-                               numbers["level_gaps"], numbers["level_rho"], numbers["level_states"])
+            model = DelayModel(tuple(classes), tuple(tuple(float(v) for v in r) for r in rows), levels, **numbers)
         except InputError as exc:
             raise InputError(exc.message, path=where, field=exc.field) from None
         return cls(nodes, policy, model)
@@ -207,10 +218,10 @@ class ServiceSpec:
             "size_classes": list(self.delays.size_classes),
             "delays": [list(row) for row in self.delays.delays],
             "levels": self.delays.levels,
-            "level_gaps": list(self.delays.level_gaps),
-            "level_rho": list(self.delays.level_rho),
-            # only when set: a table written before the key reads and writes as it was
-            **({"level_states": list(self.delays.level_states)} if self.delays.level_states else {}),
+            # the optional ones only when set: a table written before a key reads and
+            # writes as it was
+            **{key: list(getattr(self.delays, key)) for key in LEVEL_KEYS
+               if key in REQUIRED_LEVEL_KEYS or getattr(self.delays, key)},
         }
 
 
@@ -287,6 +298,8 @@ class ServiceScheduler(HoldScheduler):
         self._users: dict[int, tuple[int, float]] | None = {} if delays.levels == "per-user" else None
         self._gaps, self._rho = delays.level_gaps, delays.level_rho
         self._rest = tuple(sqrt(1.0 - r * r) for r in self._rho)
+        #: ``level_repeat``, or None: no class repeats (and no uniform is drawn for it).
+        self._repeat = delays.level_repeat if any(delays.level_repeat) else None
         #: ``level_states``: per state, the shift and the deviation's scale; per user,
         #: its jobs not yet ended and its latest end (None: no states).
         self._shifts = tuple((m, sqrt(1.0 - m * m)) for m in delays.level_states)
@@ -360,7 +373,11 @@ class ServiceScheduler(HoldScheduler):
             if last is not None:
                 # a gap on an edge is in the class above it, as the fit measured it
                 k = bisect_right(self._gaps, now - last[0])
-                score = self._rho[k] * last[1] + self._rest[k] * score
+                repeat = self._repeat
+                if repeat is not None and repeat[k] > 0.0 and self.rng.random() < repeat[k]:
+                    score = last[1]
+                else:
+                    score = self._rho[k] * last[1] + self._rest[k] * score
             users[job.user] = (now, score)
             if self.states is not None:
                 shift, scale = self._shifts[self.states.submitted(job.user, now)]

@@ -16,7 +16,6 @@ from sitesim.analysis.service import (
     ServiceFit,
     fit_service,
     fit_waits,
-    level_correlation,
     machine_findings,
     size_classes,
 )
@@ -87,21 +86,13 @@ def test_a_fit_gives_each_class_the_quantiles_of_its_fit_waits() -> None:
     assert set(simulated.delays[0]) == {0.0} and "records no waits" in simulated.findings["service"]["why"]
 
 
-def test_level_correlation_measures_how_alike_a_users_consecutive_jobs_waited_by_the_gap() -> None:
-    # Two users; jobs 30 s apart wait alike (the same wait per user and day), jobs a
-    # day apart at random: the first gap class is near 1 (capped at 0.99), the day's 0.
+def test_the_fit_writes_per_user_levels_with_their_dependence_by_the_gap() -> None:
     rng = np.random.default_rng(3)
-    jobs = []
-    for user in (1, 2):
-        for day in range(60):
-            wait = float(rng.integers(0, 10_000))
-            for k in range(3):
-                jobs.append(job(len(jobs), day * 200_000 + 30 * k, wait + k, 10, 1, user=user))
-    rho = level_correlation(jobs, (60.0, 100_000.0))
-    assert rho[0] == 0.99 and abs(rho[2]) < 0.35 and rho[1] == 0.0  # no pair between 60 s and 100 ks
-    assert all(0.0 <= r <= 0.99 for r in rho)
+    jobs = [job(i, i * 30, float(rng.integers(0, 10_000)), 10, 1, user=i % 2) for i in range(400)]
     fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     assert fit.levels == FITTED_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
+    assert len(fit.level_repeat) == len(fit.level_rho)
+    assert fit.findings["service"]["level_dependence"]["rho"] == list(fit.level_rho)
 
 
 def test_the_machine_is_never_measured_again_without_the_fits_allocation() -> None:

@@ -60,7 +60,7 @@ def test_the_calibrated_service_waits_as_the_log_did_where_the_fit_waits_alone_f
     want = np.array([log.mean(), np.quantile(log, 0.9), np.quantile(log, 0.99)])
     # the truth draws its holds per job: so does the fit here (the calibration is on trial)
     fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
-                       level_gaps=(), level_rho=())
+                       level_gaps=(), level_rho=(), level_repeat=())
     calibrated = calibrate(jobs, fit)
     # the fit-waits miss the holds' time the policy also kept jobs waiting: 20-26 % short
     assert np.all(_figures(jobs, fit) < 0.85 * want)
@@ -152,5 +152,5 @@ def test_the_states_shifts_move_each_states_replay_to_the_log_and_are_centred() 
 def test_levels_drawn_per_job_get_no_states_shifts() -> None:
     jobs = _log()
     fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
-                       level_gaps=(), level_rho=())
+                       level_gaps=(), level_rho=(), level_repeat=())
     assert calibrate(jobs, fit).level_states == ()

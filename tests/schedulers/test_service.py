@@ -261,3 +261,39 @@ def test_level_states_are_read_checked_and_written_only_when_set(tmp_path: Path)
         with pytest.raises(InputError) as err:
             make_scheduler(f"service:{path}", 4)
         assert err.value.field == "service.level_states" and err.value.path == str(path), text
+
+
+def test_level_repeat_repeats_a_users_previous_level_and_keeps_the_levels_uniform() -> None:
+    # delays = level * 1000 s; within a minute a job repeats its user's level with
+    # chance 0.7, else draws it from a Gaussian copula of 0.2 with it
+    row = (0.0, 1000.0)
+    model = DelayModel((1,), (row,), "per-user", (60.0,), (0.2, 0.0), level_repeat=(0.7, 0.0))
+    close, apart = _levels_run(model, 30), _levels_run(model, 7200)
+    flat = np.sort(close.ravel()) / 1000
+    assert np.max(np.abs(flat - (np.arange(flat.size) + 0.5) / flat.size)) < 0.06  # still uniform
+    same = np.abs(close[:, 1:] - close[:, :-1]) == 0
+    assert 0.65 < same.mean() < 0.75  # the repeats (a Gaussian draw is never exactly the same)
+    assert (np.abs(apart[:, 1:] - apart[:, :-1]) == 0).mean() < 0.02  # a class of 0 never repeats
+    # the top decile persists as the mixture's: 0.7 + 0.3 * (the copula of 0.2's, about 0.17)
+    top = close[:, :-1].ravel() >= 900
+    assert 0.66 < (close[:, 1:].ravel()[top] >= 900).mean() < 0.88
+    # a table of zeros draws exactly as one without the key: no uniform is drawn for it
+    plain = DelayModel((1,), (row,), "per-user", (60.0,), (0.2, 0.0))
+    zeros = DelayModel((1,), (row,), "per-user", (60.0,), (0.2, 0.0), level_repeat=(0.0, 0.0))
+    assert np.array_equal(_levels_run(plain, 30), _levels_run(zeros, 30))
+
+
+def test_level_repeat_is_read_checked_and_written_only_when_set() -> None:
+    base = ('nodes = 4\nsize_classes = [4]\ndelays = [[0, 100]]\n'
+            'levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5, 0.1]\n')
+    plain = ServiceSpec.from_table(tomllib.loads(base), "x")
+    assert "level_repeat" not in plain.to_table()
+    spec = ServiceSpec.from_table(tomllib.loads(base + "level_repeat = [0.6, 0]\n"), "x")
+    assert spec.delays.level_repeat == (0.6, 0.0)
+    assert ServiceSpec.from_table(spec.to_table(), "x") == spec
+    for text in (base + "level_repeat = [0.6]\n", base + "level_repeat = [1.0, 0]\n",
+                 base + "level_repeat = [-0.1, 0]\n", base + 'level_repeat = "often"\n',
+                 'nodes = 4\nsize_classes = [4]\ndelays = [[0, 100]]\nlevel_repeat = [0.6, 0]\n'):
+        with pytest.raises(InputError) as err:
+            ServiceSpec.from_table(tomllib.loads(text), "site.toml")
+        assert err.value.field == "service.level_repeat" and err.value.path == "site.toml", text

@@ -1,0 +1,186 @@
+"""How alike a user's consecutive jobs waited, measured on a log and fitted as a copula.
+
+A fitted service draws each job's *level* (the uniform its delay is read at:
+:mod:`sitesim.schedulers.service`) per user, dependent on the user's previous level
+by the time since that submission. This module measures that dependence on the log's
+levels (each job's wait ranked among its size class's), per class of that time (the
+*gap*), and fits it as a mixture of two copulas:
+
+- with probability ``repeat`` the job takes its user's previous level again;
+- otherwise a Gaussian copula of correlation ``rho`` with it.
+
+Why a mixture, and not the Gaussian copula alone: a Gaussian copula fitted to the
+rank correlation of the log's pairs (Spearman's S) gives far too little *persistence
+of long waits*. Of the pairs whose first job waited in its class's top 1%, the second
+did too in 0.89, 0.79, 0.57 and 0.37 of SDSC-SP2's pairs under a minute, ten minutes,
+an hour and a day apart, against 0.56, 0.16, 0.07 and 0.11 for the Gaussian copula of
+the same S (docs/service.md, "Sessions too long where the service delays much"): the
+copula's tails are independent, the log's are not. Drawn that way, the delays' long
+tail fell on too many sessions' openers, and sessions came out too long.
+
+Both signatures are linear in the mixture: S = p + (1 − p) S_G(ρ) and the persistence
+λ = p + (1 − p) λ_G(ρ, q), where S_G(ρ) = (6/π) asin(ρ/2) and λ_G is the Gaussian
+copula's. So :func:`repeat_mixture` finds the one ``repeat`` p in [0, S] whose ``rho``
+(keeping S) gives the log's λ; when even the Gaussian copula of the log's S persists
+as much as the log, p is 0 and the model is the Gaussian copula as before. Every
+level stays uniform on [0, 1) either way, so the delays' distribution is the table's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import asin, pi, sin, sqrt
+from statistics import NormalDist
+
+import numpy as np
+from attrs import define
+
+from sitesim.analysis.cleaning import TraceJob
+
+#: Upper edges (s) of the gap classes: a minute, ten minutes, an hour, a day, and beyond.
+LEVEL_GAPS = (60.0, 600.0, 3600.0, 86400.0)
+#: Pairs a gap class needs before its dependence is measured (else independent).
+MIN_PAIRS = 30
+#: The top share of the first jobs' levels whose persistence is fitted: 3%. The top 1%,
+#: the tail that lengthened sessions, is too few pairs to fit: on 20,000 pairs of a
+#: Gaussian autoregression of 0.7 (no repeats) its persistence gave repeats up to 0.13,
+#: on 4,000 up to 0.36; the top 3%, the same or less, and on the shared logs close to the
+#: top 1%'s (docs/service.md, "Per-user levels") ...
+TAIL = 0.03
+#: ... but at least this many pairs in it (a smaller class's tail is its top 50 pairs) ...
+MIN_TAIL_PAIRS = 50
+#: ... and no wider than this: a class with fewer pairs has no tail to fit (repeat 0).
+MAX_TAIL = 0.1
+#: The largest correlation a class is given (a copula of 1 would repeat levels forever).
+MAX_RHO = 0.99
+
+_NORMAL = NormalDist()
+
+
+@define(slots=True, frozen=True)
+class LevelDependence:
+    """Per gap class: the mixture fitted (``repeat``, ``rho``) and what it was fitted to
+    (the log's Spearman S, tail share and persistence, pairs), for the fit's report."""
+
+    gaps: tuple[float, ...]
+    repeat: tuple[float, ...]
+    rho: tuple[float, ...]
+    spearman: tuple[float, ...]
+    tail: tuple[float, ...]
+    persistence: tuple[float, ...]
+    pairs: tuple[int, ...]
+
+    def findings(self) -> dict[str, object]:
+        """JSON-ready, for the site's provenance."""
+        return {"gaps_s": list(self.gaps), "repeat": list(self.repeat), "rho": list(self.rho),
+                "log_spearman": list(self.spearman), "log_tail_share": list(self.tail),
+                "log_tail_persistence": list(self.persistence), "pairs": list(self.pairs)}
+
+
+def spearman_of(rho: float) -> float:
+    """Spearman's S of a Gaussian copula of correlation ``rho``."""
+    return 6.0 / pi * asin(rho / 2.0)
+
+
+def rho_of(spearman: float) -> float:
+    """The Gaussian copula's correlation of Spearman's S ``spearman``."""
+    return 2.0 * sin(pi * spearman / 6.0)
+
+
+def gaussian_persistence(rho: float, tail: float, points: int = 801) -> float:
+    """P(V > 1 − tail | U > 1 − tail) for a Gaussian copula of correlation ``rho`` in [0, 1): the
+    orthant probability of two standard normals over ``tail``, by the trapezoid rule on
+    the first's density times the second's conditional upper tail (the stdlib's normal
+    distribution: a fit need not import scipy for this)."""
+    if rho == 0.0:  # independent
+        return tail
+    z = _NORMAL.inv_cdf(1.0 - tail)
+    x = np.linspace(z, z + 12.0, points)
+    scale = sqrt(1.0 - rho * rho)
+    upper = np.array([1.0 - _NORMAL.cdf((z - rho * v) / scale) for v in x])
+    density = np.exp(-0.5 * x * x) / sqrt(2.0 * pi)
+    y = density * upper
+    return float(np.sum((y[1:] + y[:-1]) * 0.5 * (x[1] - x[0]))) / tail
+
+
+def repeat_mixture(spearman: float, persistence: float, tail: float) -> tuple[float, float]:
+    """The mixture (repeat p, Gaussian rho) with Spearman's S ``spearman`` whose top
+    ``tail`` persists as ``persistence``: p in [0, S], by bisection (the mixture's
+    persistence grows with p at a fixed S, from the Gaussian copula's at p = 0 to
+    S + (1 − S) tail at p = S, where rho is 0)."""
+    spearman = min(max(spearman, 0.0), spearman_of(MAX_RHO))
+
+    def mixed(p: float) -> tuple[float, float]:
+        rho = rho_of((spearman - p) / (1.0 - p)) if p < 1.0 else 0.0
+        return rho, p + (1.0 - p) * gaussian_persistence(rho, tail)
+
+    if spearman == 0.0 or persistence <= mixed(0.0)[1]:
+        return 0.0, rho_of(spearman)
+    if persistence >= mixed(spearman)[1]:
+        return spearman, 0.0
+    low, high = 0.0, spearman
+    for _ in range(40):
+        mid = 0.5 * (low + high)
+        if mixed(mid)[1] < persistence:
+            low = mid
+        else:
+            high = mid
+    p = 0.5 * (low + high)
+    return p, mixed(p)[0]
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks of ``x`` from 1, ties given their average rank (numpy alone: a fit need not
+    import scipy.stats, a second and a half of CPU, for this)."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    average = np.cumsum(counts) - (counts - 1) / 2.0
+    return average[inverse]
+
+
+def level_dependence(
+    jobs: Sequence[TraceJob], size_classes: Sequence[int], gaps: Sequence[float] = LEVEL_GAPS
+) -> LevelDependence:
+    """Per class of the time between a user's consecutive submissions (upper edges
+    ``gaps``, and beyond), how alike the two jobs' *levels* were, fitted as the mixture
+    (:func:`repeat_mixture`) of the pairs' Spearman S and the persistence of their top
+    :data:`TAIL`. A job's level is the rank of its wait among its size class's
+    (``size_classes``, as the service reads them: the last takes every larger job),
+    since that is what the service draws: measured on the raw waits, a user who keeps
+    submitting wide jobs, which wait longer, would count as persistence of levels what
+    the simulated users already repeat in their sizes. A gap class with fewer than
+    :data:`MIN_PAIRS` pairs, or whose levels are all alike on one side, or whose S is
+    negative, is independent (0, 0)."""
+    n = len(jobs)
+    user = np.fromiter((j.user for j in jobs), np.int64, n)
+    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
+    wait = np.fromiter((j.wait for j in jobs), np.float64, n)
+    size = np.fromiter((j.size for j in jobs), np.int64, n)
+    klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+    level = np.zeros(n)
+    for k in np.unique(klass):
+        mine = np.flatnonzero(klass == k)
+        level[mine] = _ranks(wait[mine]) / len(mine)
+    order = np.lexsort((submit, user))
+    user, submit, level = user[order], submit[order], level[order]
+    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
+    gap_class = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
+    rows = []  # per class: repeat, rho, S, tail share, persistence, pairs
+    for k in range(len(gaps) + 1):
+        mask = pair & (gap_class == k)
+        count = int(mask.sum())
+        first, second = level[:-1][mask], level[1:][mask]
+        if count < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
+            rows.append((0.0, 0.0, 0.0, 0.0, 0.0, count))
+            continue
+        r1, r2 = _ranks(first), _ranks(second)
+        s = max(float(np.corrcoef(r1, r2)[0, 1]), 0.0)  # Spearman's S
+        tail = max(TAIL, MIN_TAIL_PAIRS / count)
+        top1, top2 = r1 > count * (1.0 - tail), r2 > count * (1.0 - tail)
+        if tail > MAX_TAIL or not top1.any():
+            lam, (p, g) = 0.0, (0.0, rho_of(s))
+        else:
+            lam = float((top1 & top2).sum() / top1.sum())
+            p, g = repeat_mixture(s, lam, tail)
+        rows.append((round(p, 3), round(min(g, MAX_RHO), 3), round(s, 3), round(tail, 4), round(lam, 3), count))
+    repeat, rho, spearman, tails, persistence, pairs = (tuple(column) for column in zip(*rows, strict=True))
+    return LevelDependence(tuple(gaps), repeat, rho, spearman, tails, persistence, pairs)  # type: ignore[arg-type]
