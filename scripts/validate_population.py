@@ -55,6 +55,7 @@ from sitesim.experiments.validation import (  # noqa: E402
     simulate_fitted,
     trace_signatures,
 )
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS  # noqa: E402
 from sitesim.runs.fit import fit_log  # noqa: E402
 from sitesim.users.population_table import FIT_GAPS  # noqa: E402
 from validation_doc import (  # noqa: E402
@@ -170,14 +171,16 @@ def blank_waits(src: Path, dst: Path) -> None:
             fout.write(line)
 
 
-def fit_one(name: str, path: Path, work: Path, gaps: str = FIT_GAPS, blank: bool = False) -> dict[str, Any]:
+def fit_one(
+    name: str, path: Path, work: Path, gaps: str = FIT_GAPS, blank: bool = False, levels: str = FIT_LEVEL_MODEL
+) -> dict[str, Any]:
     """Fit one log (optionally with its waits blanked), and measure the log as its fit did."""
     site = work / f"{name}-{gaps}{'-blank' if blank else ''}"
     source = path
     if blank:
         source = work / f"{name}-no-waits.swf"
         blank_waits(path, source)
-    info = fit_log(source, site, gaps=gaps)
+    info = fit_log(source, site, gaps=gaps, levels=levels)
     population = json.loads((site / "population.json").read_text())
     duration = info.days * 86400
     fitted = {
@@ -207,6 +210,9 @@ def main() -> int:
     parser.add_argument("--no-blanked", action="store_true", help=f"leave out {NO_WAIT_LOG} with its waits blanked")
     parser.add_argument("--other-gaps", action="store_true",
                         help="also fit with each other kind of gaps inside a batch than the fit's default")
+    parser.add_argument("--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
+                        help="fit the service's per-user levels so (sitesim fit --levels); the document's"
+                        " results are the default's")
     parser.add_argument("--save", type=Path, help="also pickle the measured results to this file")
     parser.add_argument("--load", type=Path, help="write the document from results pickled by --save")
     args = parser.parse_args()
@@ -234,11 +240,11 @@ def measure(pool: ProcessPoolExecutor, names: list[str], traces: Path, work: Pat
     others = OTHER_GAPS if args.other_gaps else ()
     for name in names:
         path = traces / LOGS[name]
-        fits[name, "fitted"] = pool.submit(fit_one, name, path, work)
+        fits[name, "fitted"] = pool.submit(fit_one, name, path, work, FIT_GAPS, False, args.levels)
         for gaps in others:
-            fits[name, gaps] = pool.submit(fit_one, name, path, work, gaps)
+            fits[name, gaps] = pool.submit(fit_one, name, path, work, gaps, False, args.levels)
         if name == NO_WAIT_LOG and not args.no_blanked:
-            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, FIT_GAPS, True)
+            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, FIT_GAPS, True, args.levels)
     chosen = {"blanked": VARIANTS["easy"],
               **{gaps: Variant(f"fitted service, gaps {gaps}", None, True) for gaps in others}}
     runs: dict[tuple[str, str], list[Future[dict[str, float]]]] = {}

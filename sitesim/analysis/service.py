@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import level_dependence
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, LEVEL_GAPS, level_correlation, level_dependence
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -182,13 +182,15 @@ def queue_findings(jobs: Sequence[TraceJob], nodes: int) -> dict[str, Any]:
 
 def fit_service(
     jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, *, allocation: NodeAllocation, policy: str = "easy",
-    simulated: str | None = None,
+    simulated: str | None = None, level_model: str = FIT_LEVEL_MODEL,
 ) -> ServiceFit:
     """The fitted service of a log's kept jobs on a machine of ``nodes`` nodes.
 
     ``simulated``: how the starts were simulated, for a log without wait times (its
     service is then ``policy``, with no delay). ``allocation``: what the fit concluded
-    about nodes and processors (``jobs`` and ``nodes`` are then in its units)."""
+    about nodes and processors (``jobs`` and ``nodes`` are then in its units).
+    ``level_model``: how the per-user levels' dependence is fitted
+    (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`)."""
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     machine = machine_findings(header, jobs, nodes, allocation)
     if simulated is not None:
@@ -229,7 +231,11 @@ def fit_service(
                     f" then served by {policy} on {nodes} nodes"),
         },
     }
-    dependence = level_dependence(jobs, classes)
-    findings["service"]["level_dependence"] = dependence.findings()
-    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
-                      dependence.rho, level_repeat=dependence.repeat)
+    if level_model == "mixture":
+        dependence = level_dependence(jobs, classes)
+        findings["service"]["level_dependence"] = dependence.findings()
+        return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
+                          dependence.rho, level_repeat=dependence.repeat)
+    rho = level_correlation(jobs)
+    findings["service"]["level_rho"] = {"gaps_s": list(LEVEL_GAPS), "rho": rho}
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, LEVEL_GAPS, tuple(rho))

@@ -56,6 +56,7 @@ from attrs import define, field
 
 from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS
 from sitesim.analysis.nodes import NodeAllocation, node_allocation
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.service import ServiceFit
@@ -171,6 +172,7 @@ def fit_log(
     skip_malformed: bool = False,
     start_policy: str | None = None,
     gaps: str = FIT_GAPS,
+    levels: str = FIT_LEVEL_MODEL,
 ) -> FitSummary:
     """Fit ``log`` and write DIR/{site.toml, population.json, empirical.json}.
 
@@ -179,14 +181,17 @@ def fit_log(
     file, since a fit reads its log more than once; errors name ``log`` all the same.
     ``gaps``: whether the users keep their batches' gaps ("fixed"), react inside a
     batch to their jobs' ends ("reacting"), or react when present to see them
-    ("present"; docs/population.md)."""
+    ("present"; docs/population.md). ``levels``: how the service's per-user levels go
+    together (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`; docs/service.md)."""
     if gaps not in GAPS:
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
+    if levels not in FIT_LEVEL_MODELS:
+        raise InputError(f"unknown levels {levels!r} (known: {', '.join(FIT_LEVEL_MODELS)})", field="--levels")
     path = Path(log)
     check_output(out, [path], field="--out", folder=True)  # DIR is replaced whole: not the log's folder
     with rereadable(path) as source, _frozen_for_the_fit() as freeze:
         try:
-            return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps, freeze)
+            return _fit_log(path, source, out, name, skip_malformed, start_policy, gaps, levels, freeze)
         except InputError as exc:
             if exc.path == str(source):
                 exc.path = str(path)
@@ -214,6 +219,7 @@ def _frozen_for_the_fit() -> Iterator[Callable[[], None]]:
 def _fit_log(
     path: Path, source: Path, out: Path, name: str | None, skip_malformed: bool, start_policy: str | None,
     gaps: str,
+    levels: str,
     freeze: Callable[[], None],
 ) -> FitSummary:
     """:func:`fit_log` on ``source``, a file that can be read again (``path``: the log
@@ -264,7 +270,7 @@ def _fit_log(
     command = f"sitesim fit {path.name}"
     table = build_table(analysis, [analysis], command)
     population = analyze_population(jobs, clock)
-    service = fit_log_service(jobs, machine, header, starts, allocation)
+    service = fit_log_service(jobs, machine, header, starts, allocation, levels)
     provenance = {
         "file": path.name,
         "sha256_uncompressed": analysis.sha256,
@@ -371,6 +377,12 @@ def main(argv: Sequence[str]) -> int:
         f" continuation curve gives that the user is there to see the end (present); default {FIT_GAPS}"
         " (docs/population.md)",
     )
+    parser.add_argument(
+        "--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
+        help="how the fitted service's per-user delay levels go together: a Gaussian copula of the waits' rank"
+        " correlation (gaussian), or a mixture that also repeats a user's previous level, fitted to the"
+        f" persistence of long waits (mixture); default {FIT_LEVEL_MODEL} (docs/service.md, \"Per-user levels\")",
+    )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))
 
@@ -378,7 +390,7 @@ def main(argv: Sequence[str]) -> int:
 def _fit(args: argparse.Namespace) -> int:
     info = fit_log(
         args.log, args.out, name=args.name, skip_malformed=args.skip_malformed, start_policy=args.start_policy,
-        gaps=args.gaps,
+        gaps=args.gaps, levels=args.levels,
     )
     clock = info.clock
     if info.starts is not None:

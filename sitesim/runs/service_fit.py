@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
@@ -23,20 +24,22 @@ from sitesim.workload.swf_header import SwfHeader
 
 
 def fit_log_service(
-    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None, allocation: NodeAllocation
+    jobs: Sequence[TraceJob], nodes: int, header: SwfHeader, starts: StartReplay | None, allocation: NodeAllocation,
+    level_model: str = FIT_LEVEL_MODEL,
 ) -> ServiceFit:
     """The service of a log: its base policy chosen by replays of the log without delays
     (:mod:`sitesim.runs.service_policy`), its delays measured from its waits
     and calibrated against a replay of the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
-    of ``allocation`` (whole nodes, or processors), so the calibration's replay is too."""
+    of ``allocation`` (whole nodes, or processors), so the calibration's replay is too;
+    ``level_model``, how the per-user levels' dependence is fitted (``--levels``)."""
     if starts is None:
         # The user's state (level_states) is calibrated with the delays, against the
         # replay: measured on the raw waits, its shifts would count again what the
         # per-user correlation already carries (docs/service.md, "The user's state").
         kept = kept_jobs(jobs)  # made once for the replays of both
-        return calibrate(jobs, choose_policy(jobs, fit_service(jobs, nodes, header, allocation=allocation), kept=kept),
-                         kept=kept)
+        measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=level_model)
+        return calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 

@@ -51,6 +51,16 @@ gives each job its recorded wait instead, the log's own service). The table hold
   that continue a session waited far less than the others of their size, jobs in a
   batch somewhat more (docs/service.md, "The user's state"), and a scheduler sees that
   state (which of a user's jobs ended, and when). Tables without the key draw as before.
+- ``level_repeat`` (optional, ``"per-user"`` only): per gap class, the chance that a
+  job repeats its user's previous score outright; otherwise the autoregression above
+  draws it (``level_rho`` is then the correlation of those draws). Both keep the
+  score standard normal, so levels stay uniform. Why: a Gaussian copula carries a long
+  wait on to the user's next job far less often than the logs did, and spread over
+  too many sessions the delays' long tail made them too long (``sitesim fit`` fits
+  the mixture to each class's rank correlation and persistence of long waits:
+  :mod:`sitesim.analysis.level_copula`). Tables without the key draw as before,
+  draw for draw: the uniform that decides a repeat is drawn only in a class whose
+  chance is above 0.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.level_copula import (
     MAX_RHO,
     gaussian_persistence,
+    level_correlation,
     level_dependence,
     repeat_mixture,
     rho_of,
@@ -112,3 +113,18 @@ def test_a_class_with_too_few_pairs_for_a_tail_keeps_the_gaussian_copula() -> No
     # 150 pairs: a top of 50 pairs would be a third of them, wider than the tail fitted
     found = level_dependence(_log(0.9, 0.0, 3, 51, 30.0, seed=7), (1,), (60.0,))
     assert found.pairs[0] == 150 and found.repeat[0] == 0.0 and found.rho[0] > 0.5
+
+
+def test_level_correlation_measures_how_alike_a_users_consecutive_jobs_waited_by_the_gap() -> None:
+    # Two users; jobs 30 s apart wait alike (the same wait per user and day), jobs a
+    # day apart at random: the first gap class is near 1 (capped at 0.99), the day's 0.
+    rng = np.random.default_rng(3)
+    jobs = []
+    for user in (1, 2):
+        for day in range(60):
+            wait = float(rng.integers(0, 10_000))
+            for k in range(3):
+                jobs.append(job(len(jobs), day * 200_000 + 30 * k, wait + k, user))
+    rho = level_correlation(jobs, (60.0, 100_000.0))
+    assert rho[0] == MAX_RHO and abs(rho[2]) < 0.35 and rho[1] == 0.0  # no pair between 60 s and 100 ks
+    assert all(0.0 <= r <= MAX_RHO for r in rho)

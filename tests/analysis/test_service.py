@@ -91,8 +91,10 @@ def test_the_fit_writes_per_user_levels_with_their_dependence_by_the_gap() -> No
     jobs = [job(i, i * 30, float(rng.integers(0, 10_000)), 10, 1, user=i % 2) for i in range(400)]
     fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     assert fit.levels == FITTED_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
-    assert len(fit.level_repeat) == len(fit.level_rho)
-    assert fit.findings["service"]["level_dependence"]["rho"] == list(fit.level_rho)
+    assert fit.level_repeat == () and fit.findings["service"]["level_rho"]["rho"] == list(fit.level_rho)
+    mixture = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="mixture")
+    assert len(mixture.level_repeat) == len(mixture.level_rho) == len(fit.level_rho)
+    assert mixture.findings["service"]["level_dependence"]["rho"] == list(mixture.level_rho)
 
 
 def test_the_machine_is_never_measured_again_without_the_fits_allocation() -> None:

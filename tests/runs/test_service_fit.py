@@ -74,3 +74,31 @@ def test_a_small_log_fitted_then_replayed_under_its_service_from_the_command_lin
     assert (tmp_path / "a" / "schedule.swf").read_bytes() == (tmp_path / "c" / "schedule.swf").read_bytes()
     assert main(["--site", str(site), "--duration", "2", "--out", str(tmp_path / "d")]) == 0
     assert json.loads((tmp_path / "d" / "summary.json").read_text())["config"]["scheduler"] == f"service:{site}"
+
+
+def test_a_fit_with_mixture_levels_writes_the_repeats_and_its_site_runs(tmp_path: Path) -> None:
+    import json
+    import tomllib
+
+    from sitesim.cli import main
+    from tests.runs.test_fit import office_log
+
+    log = office_log(tmp_path / "office.swf")
+    assert main(["fit", str(log), "-o", str(tmp_path / "gauss")]) == 0
+    assert main(["fit", str(log), "-o", str(tmp_path / "mix"), "--levels", "mixture"]) == 0
+    default = tomllib.loads((tmp_path / "gauss" / "site.toml").read_text())["service"]
+    mixture = tomllib.loads((tmp_path / "mix" / "site.toml").read_text())["service"]
+    # the default writes no repeats (its tables draw as before); the mixture one per gap class
+    assert "level_repeat" not in default and len(mixture["level_repeat"]) == len(mixture["level_rho"])
+    found = json.loads((tmp_path / "mix" / "population.json").read_text())["provenance"]["service"]["service"]
+    assert found["level_dependence"]["repeat"] == mixture["level_repeat"]
+    site = tmp_path / "mix" / "site.toml"
+    assert main(["--site", str(site), "--duration", "2", "--out", str(tmp_path / "run")]) == 0
+    with pytest.raises(SystemExit) as exited:  # argparse's own refusal, one line and exit 2
+        main(["fit", str(log), "-o", str(tmp_path / "bad"), "--levels", "copula"])
+    assert exited.value.code == 2 and not (tmp_path / "bad").exists()
+    from sitesim.errors import InputError
+
+    with pytest.raises(InputError, match="unknown levels") as err:  # from Python, the same refusal
+        fit_log(log, tmp_path / "bad", levels="copula")
+    assert err.value.field == "--levels" and not (tmp_path / "bad").exists()
