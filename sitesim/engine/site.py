@@ -242,8 +242,12 @@ class Site:
         job, token = event.payload
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
-        self.scheduler.timer_expired(job, int(self.env.now))
-        self.settle()
+        scheduler = self.scheduler
+        scheduler.timer_expired(job, int(self.env.now))
+        # A timer set by timer_expired is set by the pass; otherwise the policy may
+        # know that the pass would do nothing.
+        if self._timers or scheduler.needs_pass(self.machine.free):
+            self.settle()
 
     def _wake(self, _event: At) -> None:
         self.settle()

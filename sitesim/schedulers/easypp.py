@@ -63,18 +63,20 @@ class EasyPlusPlusScheduler(EasyScheduler):
                 field="--scheduler",
             )
         self.correction = correction
+        self._by_steps = correction == "steps"
         self.control: Control | None = None
         #: Each user's last ended job's runtime, and once two have ended, the mean of
         #: its last two rounded up: the user's next prediction before the cap by its
         #: estimate (kept at each end, so a prediction is a look-up).
         self._last_runtime: dict[int, int] = {}
         self._mean: dict[int, int] = {}
-        #: Each waiting or running job's prediction at submission, and its current one.
-        self._initial: dict[int, int] = {}
-        self._current: dict[int, int] = {}
-        #: Corrections made to each running job so far.
-        self._corrections: dict[int, int] = {}
-        self.counts = {"predicted": 0, "corrected": 0, "underpredicted": 0}
+        #: By ``steps``, each running job corrected so far: (corrections made, its
+        #: prediction at submission). A job's current prediction is the kernel's (its
+        #: planned seconds while it waits, its planned end once it runs), and by
+        #: ``estimate`` a job is corrected once, to where no timer follows.
+        self._stepped: dict[int, tuple[int, int]] = {}
+        #: Predictions from two runtimes, corrections, and jobs corrected at least once.
+        self._predicted = self._corrected = self._underpredicted = 0
 
     @classmethod
     def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
@@ -88,44 +90,40 @@ class EasyPlusPlusScheduler(EasyScheduler):
     def bind(self, control: Control) -> None:
         self.control = control
 
-    def predict(self, job: Job) -> int:
-        """The mean of the user's last two runtimes, rounded up, within [1, estimate]."""
+    def planned(self, job: Job) -> int:
+        """The prediction: the mean of the user's last two runtimes, rounded up, within
+        [1, estimate]. Fixed at submission: the kernel asks once, on arrival, and keeps
+        it; a correction moves the running job's planned end (:meth:`replan`)."""
         mean = self._mean.get(job.user)
         if mean is None:
             return max(job.estimate, 1)
-        self.counts["predicted"] += 1
+        self._predicted += 1
         return max(1, min(job.estimate, mean))
 
-    def enqueue(self, job: Job, now: int) -> None:
-        prediction = self.predict(job)
-        self._initial[job.seq] = self._current[job.seq] = prediction
-        super().enqueue(job, now)
-
-    def planned(self, job: Job) -> int:
-        return self._current[job.seq]
-
     def backfill_key(self, job: Job) -> int:
-        return self._initial[job.seq]
+        """The prediction at submission: the kernel asks it on arrival, after
+        :meth:`planned`, whose answer it keeps by arrival number."""
+        return self._planned[job.seq]
 
     def started(self, job: Job, now: int) -> None:
-        prediction = self._current[job.seq]
+        prediction = self._ends[job.seq] - now
         if prediction < job.estimate and self.control is not None:
             self.control.timer(job, prediction)
 
     def timer_expired(self, job: Job, now: int) -> None:
         """The job outlived its prediction: the next correction step."""
-        seq = job.seq
-        k = self._corrections.get(seq, 0)
-        self._corrections[seq] = k + 1
-        self.counts["corrected"] += 1
-        if k == 0:
-            self.counts["underpredicted"] += 1
-        if self.correction == "estimate":
-            prediction = job.estimate
-        else:
+        self._corrected += 1
+        if self._by_steps:
+            seq = job.seq
+            k, initial = self._stepped.get(seq) or (0, self._ends[seq] - job.start)
+            self._stepped[seq] = (k + 1, initial)
+            if k == 0:
+                self._underpredicted += 1
             step = CORRECTIONS[k] if k < len(CORRECTIONS) else job.estimate
-            prediction = min(job.estimate, self._initial[seq] + step)
-        self._current[seq] = prediction
+            prediction = min(job.estimate, initial + step)
+        else:  # once, to the estimate: no timer follows
+            self._underpredicted += 1
+            prediction = job.estimate
         self.replan(job, job.start + prediction)
         if prediction < job.estimate and self.control is not None:
             # Timers count from the pass they are set in, which is now.
@@ -133,9 +131,8 @@ class EasyPlusPlusScheduler(EasyScheduler):
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)
-        seq = job.seq
-        del self._initial[seq], self._current[seq]
-        self._corrections.pop(seq, None)
+        if self._stepped:
+            self._stepped.pop(job.seq, None)
         user, runtime = job.user, job.end - job.start
         last = self._last_runtime.get(user)
         if last is not None:
@@ -143,4 +140,6 @@ class EasyPlusPlusScheduler(EasyScheduler):
         self._last_runtime[user] = runtime
 
     def report(self, window: int) -> dict[str, Any]:
-        return {"predictions": dict(self.counts)}
+        return {"predictions": {
+            "predicted": self._predicted, "corrected": self._corrected, "underpredicted": self._underpredicted,
+        }}
