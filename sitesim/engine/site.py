@@ -64,7 +64,8 @@ class Control:
 
     def timer(self, job: Job, seconds: int) -> None:
         """Call ``scheduler.timer_expired(job, now)`` ``seconds`` after this pass (for a
-        job starting in it: ``seconds`` into its run); then hold a scheduling pass.
+        job starting in it: ``seconds`` into its run); then hold a scheduling pass,
+        unless ``scheduler.needs_pass`` says it would start nothing and change nothing.
         Set from ``timer_expired`` itself, it counts from the pass that follows, at the
         same instant.
 

@@ -26,7 +26,10 @@ A pass that only arrivals followed resumes the last one: with no job ended and t
 same free nodes, the head and its shadow time are the same, and every job tried
 before is refused again (no more free or extra nodes than then, a later end), so only
 the arrivals are tried (the extra nodes kept are those the last pass *left*: the jobs
-it backfilled past the shadow time took theirs).
+it backfilled past the shadow time took theirs). A running job's planned end moved
+(:meth:`~EasyScheduler.replan`) keeps that state when the shadow time and extra nodes
+it gives are no later and no more; a pass with no arrival either would then start
+nothing, and the site holds none after a timer (:meth:`~EasyScheduler.needs_pass`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ holes backfilling could fill. EASY++ plans with a prediction instead:
   three: a grossly underpredicted job keeps the head's shadow time just ahead of
   ``now`` step after step, so almost nothing may backfill for hours. Hence the
   default. A correction comes as a timer on the running job (``Control.timer``),
-  followed by a pass: the head's shadow time moved;
+  followed by a pass if the head's shadow time moved later or its extra nodes grew
+  (otherwise the pass would start nothing, and the kernel says so: its ``replan`` and
+  ``needs_pass``);
 - jobs are still killed at their user estimate (the site does that, not the policy).
 """
 
@@ -140,6 +142,5 @@ class EasyPlusPlusScheduler(EasyScheduler):
         self._last_runtime[user] = runtime
 
     def report(self, window: int) -> dict[str, Any]:
-        return {"predictions": {
-            "predicted": self._predicted, "corrected": self._corrected, "underpredicted": self._underpredicted,
-        }}
+        counts = {"predicted": self._predicted, "corrected": self._corrected, "underpredicted": self._underpredicted}
+        return {"predictions": counts}
