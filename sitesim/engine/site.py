@@ -243,12 +243,13 @@ class Site:
         job, token = event.payload
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
+        now = event.time
         scheduler = self.scheduler
-        scheduler.timer_expired(job, int(self.env.now))
+        scheduler.timer_expired(job, now)
         # A timer set by timer_expired is set by the pass; otherwise the policy may
         # know that the pass would do nothing.
         if self._timers or scheduler.needs_pass(self.machine.free):
-            self.settle()
+            self.settle(now)
 
     def _wake(self, _event: At) -> None:
         self.settle()

@@ -72,11 +72,12 @@ class EasyPlusPlusScheduler(EasyScheduler):
         #: estimate (kept at each end, so a prediction is a look-up).
         self._last_runtime: dict[int, int] = {}
         self._mean: dict[int, int] = {}
-        #: By ``steps``, each running job corrected so far: (corrections made, its
-        #: prediction at submission). A job's current prediction is the kernel's (its
-        #: planned seconds while it waits, its planned end once it runs), and by
+        #: Each waiting or running job's prediction at submission. Its current one is
+        #: the kernel's (its planned end once it runs, moved by each correction).
+        self._prediction: dict[int, int] = {}
+        #: By ``steps``, the corrections made so far to each running job corrected; by
         #: ``estimate`` a job is corrected once, to where no timer follows.
-        self._stepped: dict[int, tuple[int, int]] = {}
+        self._stepped: dict[int, int] = {}
         #: Predictions from two runtimes, corrections, and jobs corrected at least once.
         self._predicted = self._corrected = self._underpredicted = 0
 
@@ -92,23 +93,29 @@ class EasyPlusPlusScheduler(EasyScheduler):
     def bind(self, control: Control) -> None:
         self.control = control
 
-    def planned(self, job: Job) -> int:
-        """The prediction: the mean of the user's last two runtimes, rounded up, within
-        [1, estimate]. Fixed at submission: the kernel asks once, on arrival, and keeps
-        it; a correction moves the running job's planned end (:meth:`replan`)."""
+    def predict(self, job: Job) -> int:
+        """The mean of the user's last two runtimes, rounded up, within [1, estimate]."""
+        estimate = job.estimate
         mean = self._mean.get(job.user)
         if mean is None:
-            return max(job.estimate, 1)
+            return estimate if estimate > 1 else 1
         self._predicted += 1
-        return max(1, min(job.estimate, mean))
+        prediction = mean if mean < estimate else estimate
+        return prediction if prediction > 1 else 1
+
+    def planned(self, job: Job) -> int:
+        """The prediction at submission (the kernel asks on arrival, and keeps it; a
+        correction moves the running job's planned end, :meth:`replan`)."""
+        prediction = self._prediction.get(job.seq)
+        if prediction is None:
+            prediction = self._prediction[job.seq] = self.predict(job)
+        return prediction
 
     def backfill_key(self, job: Job) -> int:
-        """The prediction at submission: the kernel asks it on arrival, after
-        :meth:`planned`, whose answer it keeps by arrival number."""
-        return self._planned[job.seq]
+        return self._prediction[job.seq]
 
     def started(self, job: Job, now: int) -> None:
-        prediction = self._ends[job.seq] - now
+        prediction = self._prediction[job.seq]
         if prediction < job.estimate and self.control is not None:
             self.control.timer(job, prediction)
 
@@ -117,12 +124,12 @@ class EasyPlusPlusScheduler(EasyScheduler):
         self._corrected += 1
         if self._by_steps:
             seq = job.seq
-            k, initial = self._stepped.get(seq) or (0, self._ends[seq] - job.start)
-            self._stepped[seq] = (k + 1, initial)
+            k = self._stepped.get(seq, 0)
+            self._stepped[seq] = k + 1
             if k == 0:
                 self._underpredicted += 1
             step = CORRECTIONS[k] if k < len(CORRECTIONS) else job.estimate
-            prediction = min(job.estimate, initial + step)
+            prediction = min(job.estimate, self._prediction[seq] + step)
         else:  # once, to the estimate: no timer follows
             self._underpredicted += 1
             prediction = job.estimate
@@ -133,6 +140,7 @@ class EasyPlusPlusScheduler(EasyScheduler):
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)
+        del self._prediction[job.seq]
         if self._stepped:
             self._stepped.pop(job.seq, None)
         user, runtime = job.user, job.end - job.start
