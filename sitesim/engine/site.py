@@ -64,7 +64,8 @@ class Control:
 
     def timer(self, job: Job, seconds: int) -> None:
         """Call ``scheduler.timer_expired(job, now)`` ``seconds`` after this pass (for a
-        job starting in it: ``seconds`` into its run); then hold a scheduling pass.
+        job starting in it: ``seconds`` into its run); then hold a scheduling pass,
+        unless ``scheduler.needs_pass`` says it would start nothing and change nothing.
         Set from ``timer_expired`` itself, it counts from the pass that follows, at the
         same instant.
 
@@ -242,8 +243,13 @@ class Site:
         job, token = event.payload
         if job.run_token is not token:  # that run ended or was killed meanwhile
             return
-        self.scheduler.timer_expired(job, int(self.env.now))
-        self.settle()
+        now = event.time
+        scheduler = self.scheduler
+        scheduler.timer_expired(job, now)
+        # A timer set by timer_expired is set by the pass; otherwise the policy may
+        # know that the pass would do nothing.
+        if self._timers or scheduler.needs_pass(self.machine.free):
+            self.settle(now)
 
     def _wake(self, _event: At) -> None:
         self.settle()

@@ -118,7 +118,15 @@ class Scheduler(ABC):
         so every other stream of the run stays as it was; the others ignore it."""
 
     def timer_expired(self, job: Job, now: int) -> None:
-        """A timer set with ``control.timer`` rang; a scheduling pass follows."""
+        """A timer set with ``control.timer`` rang; a scheduling pass follows, unless
+        :meth:`needs_pass` says it would do nothing."""
+
+    def needs_pass(self, free: int) -> bool:
+        """Whether a pass now, with ``free`` idle nodes, might start a job or change the
+        policy's state; asked after :meth:`timer_expired` (a policy whose timers often
+        change nothing, ``easy++``, saves the pass). False only where the pass provably
+        starts nothing and leaves every state as it is. Default: True."""
+        return True
 
     @property
     def largest_job(self) -> int:

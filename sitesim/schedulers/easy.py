@@ -26,7 +26,10 @@ A pass that only arrivals followed resumes the last one: with no job ended and t
 same free nodes, the head and its shadow time are the same, and every job tried
 before is refused again (no more free or extra nodes than then, a later end), so only
 the arrivals are tried (the extra nodes kept are those the last pass *left*: the jobs
-it backfilled past the shadow time took theirs).
+it backfilled past the shadow time took theirs). A running job's planned end moved
+(:meth:`~EasyScheduler.replan`) keeps that state when the shadow time and extra nodes
+it gives are no later and no more; a pass with no arrival either would then start
+nothing, and the site holds none after a timer (:meth:`~EasyScheduler.needs_pass`).
 """
 
 from __future__ import annotations
@@ -161,14 +164,55 @@ class EasyScheduler(Scheduler):
         return shadow(self._running, need, free)
 
     def replan(self, job: Job, end: int) -> None:
-        """Move running ``job``'s planned end to ``end`` (a prediction corrected); the
-        next pass computes its shadow time afresh."""
+        """Move running ``job``'s planned end to ``end`` (a prediction corrected).
+
+        The last pass's state stays resumable when the head's shadow time and extra
+        nodes, computed afresh, are no later and no more than it left: every job that
+        pass left waiting was refused for too few free nodes (as many now), or for
+        ending after the shadow time with more nodes than the extra (it would end later
+        now, after a shadow time no later, and the extra is no more). A full pass would
+        then refuse them all again, and compute this very shadow time and extra, which
+        a resumed pass takes for the arrivals; with no arrival, it starts nothing and
+        changes nothing (:meth:`needs_pass`). Otherwise the next pass is a full one.
+        """
         running = self._running
         seq = job.seq
         del running[bisect_left(running, (self._ends[seq], seq, job.size))]
         self._ends[seq] = end
         insort(running, (end, seq, job.size))
-        self._settled = None
+        settled = self._settled
+        if settled is not None:
+            free, end_by, extra, first = settled
+            head = self._head
+            assert head is not None  # kept with every settled state
+            new_end_by, new_extra = shadow(running, head.size, free)
+            if new_end_by <= end_by and new_extra <= extra:
+                self._settled = (free, new_end_by, new_extra, first)
+            else:
+                self._settled = None
+
+    def needs_pass(self, free: int) -> bool:
+        """False where a pass now starts nothing and leaves the kernel's state as it is:
+
+        - no job waits: the pass returns at once;
+        - no idle node, no state kept from the last pass (the only case: a pass keeps
+          one only with nodes left idle, and an end, which frees some, drops it), and
+          a head that needs a node: no head fits, and the pass stops there;
+        - a resumable state (:meth:`replan`), the same free nodes, and no arrival since:
+          a resumed pass over no candidate, which keeps the state it resumed.
+
+        With an order of its own, a policy's pass may start jobs as time passes alone
+        (its head changes): always True.
+        """
+        if not self.arrival_order:
+            return True
+        queue = self.queue
+        if not queue:
+            return False
+        settled = self._settled
+        if settled is None:
+            return free > 0 or queue[0].size <= 0
+        return settled[0] != free or settled[3] != len(queue)
 
     # -- the pass --------------------------------------------------------------------------
     def schedule(self, now: int, free: int) -> list[Job]:
@@ -196,8 +240,10 @@ class EasyScheduler(Scheduler):
         positions: list[int] | None = None
         if resume:
             _free, end_by, extra, first = settled  # type: ignore[misc]
-            if keys:  # the arrivals by key
-                candidates = sorted(queue[first:] if in_arrival_order else arrived, key=self._by_key_order)
+            if keys:  # the arrivals by key (one, most often, is in order as it is)
+                candidates = queue[first:] if in_arrival_order else arrived
+                if len(candidates) > 1:
+                    candidates = sorted(candidates, key=self._by_key_order)
                 first = 0
             elif in_arrival_order:
                 candidates = queue

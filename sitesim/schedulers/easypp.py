@@ -25,7 +25,9 @@ holes backfilling could fill. EASY++ plans with a prediction instead:
   three: a grossly underpredicted job keeps the head's shadow time just ahead of
   ``now`` step after step, so almost nothing may backfill for hours. Hence the
   default. A correction comes as a timer on the running job (``Control.timer``),
-  followed by a pass: the head's shadow time moved;
+  followed by a pass if the head's shadow time moved later or its extra nodes grew
+  (otherwise the pass would start nothing, and the kernel says so: its ``replan`` and
+  ``needs_pass``);
 - jobs are still killed at their user estimate (the site does that, not the policy).
 """
 
@@ -63,18 +65,21 @@ class EasyPlusPlusScheduler(EasyScheduler):
                 field="--scheduler",
             )
         self.correction = correction
+        self._by_steps = correction == "steps"
         self.control: Control | None = None
         #: Each user's last ended job's runtime, and once two have ended, the mean of
         #: its last two rounded up: the user's next prediction before the cap by its
         #: estimate (kept at each end, so a prediction is a look-up).
         self._last_runtime: dict[int, int] = {}
         self._mean: dict[int, int] = {}
-        #: Each waiting or running job's prediction at submission, and its current one.
-        self._initial: dict[int, int] = {}
-        self._current: dict[int, int] = {}
-        #: Corrections made to each running job so far.
-        self._corrections: dict[int, int] = {}
-        self.counts = {"predicted": 0, "corrected": 0, "underpredicted": 0}
+        #: Each waiting or running job's prediction at submission. Its current one is
+        #: the kernel's (its planned end once it runs, moved by each correction).
+        self._prediction: dict[int, int] = {}
+        #: By ``steps``, the corrections made so far to each running job corrected; by
+        #: ``estimate`` a job is corrected once, to where no timer follows.
+        self._stepped: dict[int, int] = {}
+        #: Predictions from two runtimes, corrections, and jobs corrected at least once.
+        self._predicted = self._corrected = self._underpredicted = 0
 
     @classmethod
     def from_arg(cls, nodes: int, arg: str | None) -> Scheduler:
@@ -90,42 +95,44 @@ class EasyPlusPlusScheduler(EasyScheduler):
 
     def predict(self, job: Job) -> int:
         """The mean of the user's last two runtimes, rounded up, within [1, estimate]."""
+        estimate = job.estimate
         mean = self._mean.get(job.user)
         if mean is None:
-            return max(job.estimate, 1)
-        self.counts["predicted"] += 1
-        return max(1, min(job.estimate, mean))
-
-    def enqueue(self, job: Job, now: int) -> None:
-        prediction = self.predict(job)
-        self._initial[job.seq] = self._current[job.seq] = prediction
-        super().enqueue(job, now)
+            return estimate if estimate > 1 else 1
+        self._predicted += 1
+        prediction = mean if mean < estimate else estimate
+        return prediction if prediction > 1 else 1
 
     def planned(self, job: Job) -> int:
-        return self._current[job.seq]
+        """The prediction at submission (the kernel asks on arrival, and keeps it; a
+        correction moves the running job's planned end, :meth:`replan`)."""
+        prediction = self._prediction.get(job.seq)
+        if prediction is None:
+            prediction = self._prediction[job.seq] = self.predict(job)
+        return prediction
 
     def backfill_key(self, job: Job) -> int:
-        return self._initial[job.seq]
+        return self._prediction[job.seq]
 
     def started(self, job: Job, now: int) -> None:
-        prediction = self._current[job.seq]
+        prediction = self._prediction[job.seq]
         if prediction < job.estimate and self.control is not None:
             self.control.timer(job, prediction)
 
     def timer_expired(self, job: Job, now: int) -> None:
         """The job outlived its prediction: the next correction step."""
-        seq = job.seq
-        k = self._corrections.get(seq, 0)
-        self._corrections[seq] = k + 1
-        self.counts["corrected"] += 1
-        if k == 0:
-            self.counts["underpredicted"] += 1
-        if self.correction == "estimate":
-            prediction = job.estimate
-        else:
+        self._corrected += 1
+        if self._by_steps:
+            seq = job.seq
+            k = self._stepped.get(seq, 0)
+            self._stepped[seq] = k + 1
+            if k == 0:
+                self._underpredicted += 1
             step = CORRECTIONS[k] if k < len(CORRECTIONS) else job.estimate
-            prediction = min(job.estimate, self._initial[seq] + step)
-        self._current[seq] = prediction
+            prediction = min(job.estimate, self._prediction[seq] + step)
+        else:  # once, to the estimate: no timer follows
+            self._underpredicted += 1
+            prediction = job.estimate
         self.replan(job, job.start + prediction)
         if prediction < job.estimate and self.control is not None:
             # Timers count from the pass they are set in, which is now.
@@ -133,9 +140,9 @@ class EasyPlusPlusScheduler(EasyScheduler):
 
     def job_ended(self, job: Job, now: int) -> None:
         super().job_ended(job, now)
-        seq = job.seq
-        del self._initial[seq], self._current[seq]
-        self._corrections.pop(seq, None)
+        del self._prediction[job.seq]
+        if self._stepped:
+            self._stepped.pop(job.seq, None)
         user, runtime = job.user, job.end - job.start
         last = self._last_runtime.get(user)
         if last is not None:
@@ -143,4 +150,5 @@ class EasyPlusPlusScheduler(EasyScheduler):
         self._last_runtime[user] = runtime
 
     def report(self, window: int) -> dict[str, Any]:
-        return {"predictions": dict(self.counts)}
+        counts = {"predicted": self._predicted, "corrected": self._corrected, "underpredicted": self._underpredicted}
+        return {"predictions": counts}

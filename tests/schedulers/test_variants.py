@@ -25,6 +25,7 @@ from sitesim.runs.site import DAY, SiteConfig, run_site
 from sitesim.schedulers import multifactor
 from sitesim.schedulers.base import available, make_scheduler
 from sitesim.schedulers.easy import EasyScheduler
+from sitesim.schedulers.easypp import EasyPlusPlusScheduler
 from sitesim.workload.job import Job
 from tests.helpers import job, run_jobs
 from tests.schedulers.test_invariants import EXAMPLES, _fresh, check_common, workloads
@@ -235,6 +236,80 @@ def test_easypp_predicts_from_the_users_last_two_runtimes_and_corrects() -> None
     report, jobs = run("easy++")
     assert report == {"predicted": 1, "corrected": 1, "underpredicted": 1}
     assert not jobs[2].killed and jobs[2].end == 400 + 700
+
+
+class PassAfterEveryCorrection(EasyPlusPlusScheduler):
+    """easy++ whose every correction drops the last pass's state and is followed by a
+    full pass (as before a correction could keep that state and save the pass)."""
+
+    def replan(self, job: Job, end: int) -> None:
+        super().replan(job, end)
+        self._settled = None
+
+    def needs_pass(self, free: int) -> bool:
+        return True
+
+
+class CountingSkips(EasyPlusPlusScheduler):
+    """easy++ counting the corrections after which the site holds no pass."""
+
+    skipped = 0
+
+    def needs_pass(self, free: int) -> bool:
+        needed = super().needs_pass(free)
+        self.skipped += not needed
+        return needed
+
+
+def _corrected_runs(jobs: list[Job], users: list[int], nodes: int, correction: str) -> tuple[list, list, int]:
+    """Events and reports of ``jobs`` under easy++ with the passes after corrections
+    saved, then with every one held; how many were saved."""
+    runs = []
+    saved = 0
+    for cls in (CountingSkips, PassAfterEveryCorrection):
+        fresh = _fresh(jobs)
+        for j, user in zip(fresh, users):
+            j.user = user
+        policy = cls(nodes, correction)
+        runs.append((run_jobs(fresh, nodes, policy).events, policy.report(0)))
+        if isinstance(policy, CountingSkips):
+            saved = policy.skipped
+    return runs[0], runs[1], saved
+
+
+@pytest.mark.parametrize("correction", ["estimate", "steps"])
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(case=workloads(), users=st.lists(st.integers(1, 3), min_size=25, max_size=25))
+def test_easypp_passes_saved_after_corrections_start_nothing(correction: str, case, users: list[int]) -> None:
+    """A correction that leaves the head's shadow time and extra nodes no later and no
+    more keeps the last pass's state, and with the same free nodes and no arrival the
+    site holds no pass (``needs_pass``): event for event, and the same report, as with
+    a full pass after every correction."""
+    nodes, jobs = case
+    saved, held, _ = _corrected_runs(jobs, users, nodes, correction)
+    assert saved == held
+
+
+@pytest.mark.parametrize("correction", ["estimate", "steps"])
+def test_easypp_saves_passes_after_corrections_on_a_busy_machine(correction: str) -> None:
+    """The rule is exercised (passes saved, others held) and changes nothing: a busy
+    16-node machine whose users' runtimes vary, so that predictions often fall short."""
+    rng = np.random.default_rng(35)
+    n = 600
+    jobs = [
+        job(i + 1, int(t), int(z), int(r), int(e))
+        for i, (t, z, r, e) in enumerate(
+            zip(
+                np.cumsum(rng.integers(0, 60, n)), rng.integers(1, 17, n), rng.integers(10, 2000, n),
+                rng.integers(2000, 4000, n), strict=True,
+            )
+        )
+    ]
+    users = [int(u) for u in rng.integers(1, 6, n)]
+    saved, held, skipped = _corrected_runs(jobs, users, 16, correction)
+    assert saved == held
+    corrected = saved[1]["predictions"]["corrected"]
+    assert 0 < skipped < corrected
 
 
 @pytest.mark.parametrize("spec", VARIANTS)
