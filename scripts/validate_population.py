@@ -49,13 +49,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS  # noqa: E402
 from sitesim.experiments.validation import (  # noqa: E402
     TraceSignatures,
     compare_run,
     simulate_fitted,
     trace_signatures,
 )
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS  # noqa: E402
 from sitesim.runs.fit import fit_log  # noqa: E402
 from sitesim.users.population_table import FIT_GAPS  # noqa: E402
 from validation_doc import (  # noqa: E402
@@ -81,6 +81,9 @@ LOGS = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
 }
 HELD_OUT = ("LANL-CM5", "SDSC-BLUE")
+#: The published document and its figure (the default level model's results).
+DOC = ROOT / "docs" / "validation.md"
+FIGURE = ROOT / "docs" / "figures" / "validation_hourly.png"
 
 
 #: Session signatures as the simulated users report their own sessions (summary.json,
@@ -206,16 +209,18 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes to run in (default: the CPUs)")
     parser.add_argument("--only", nargs="*", help="log names (default: all six)")
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validation.md")
+    parser.add_argument("--doc", type=Path, default=DOC)
     parser.add_argument("--no-blanked", action="store_true", help=f"leave out {NO_WAIT_LOG} with its waits blanked")
     parser.add_argument("--other-gaps", action="store_true",
                         help="also fit with each other kind of gaps inside a batch than the fit's default")
     parser.add_argument("--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
-                        help="fit the service's per-user levels so (sitesim fit --levels); the document's"
-                        " results are the default's")
+                        help="fit the service's per-user levels so (sitesim fit --levels); other than the"
+                        f" default ({FIT_LEVEL_MODEL}) it needs --doc, since {DOC.name} holds the default's results")
     parser.add_argument("--save", type=Path, help="also pickle the measured results to this file")
     parser.add_argument("--load", type=Path, help="write the document from results pickled by --save")
     args = parser.parse_args()
+    if args.levels != FIT_LEVEL_MODEL and args.doc.resolve() == DOC:
+        parser.error(f"--levels {args.levels} needs --doc: {DOC.name} holds the results of the default ({FIT_LEVEL_MODEL})")
     started = time.perf_counter()
     if args.load:
         results = pickle.loads(args.load.read_bytes())
@@ -227,8 +232,13 @@ def main() -> int:
             results = measure(pool, names, Path(args.traces), Path(tmp), args)
         if args.save:
             args.save.write_bytes(pickle.dumps(results))
-    figure(results, ROOT / "docs" / "figures" / "validation_hourly.png")
-    args.doc.write_text(render(results), encoding="utf-8")
+    # the published figure only beside the published document
+    figure(results, FIGURE if args.doc.resolve() == DOC else args.doc.with_suffix(".png"))
+    text = render(results)
+    if args.levels != FIT_LEVEL_MODEL:
+        text = (f"> Fitted with `sitesim fit --levels {args.levels}`, not the default; the text below"
+                f" describes the default's results ({DOC.name}).\n\n{text}")
+    args.doc.write_text(text, encoding="utf-8")
     print(f"wrote {args.doc} in {(time.perf_counter() - started) / 60:.1f} min")
     return 0
 
@@ -240,11 +250,11 @@ def measure(pool: ProcessPoolExecutor, names: list[str], traces: Path, work: Pat
     others = OTHER_GAPS if args.other_gaps else ()
     for name in names:
         path = traces / LOGS[name]
-        fits[name, "fitted"] = pool.submit(fit_one, name, path, work, FIT_GAPS, False, args.levels)
+        fits[name, "fitted"] = pool.submit(fit_one, name, path, work, levels=args.levels)
         for gaps in others:
-            fits[name, gaps] = pool.submit(fit_one, name, path, work, gaps, False, args.levels)
+            fits[name, gaps] = pool.submit(fit_one, name, path, work, gaps, levels=args.levels)
         if name == NO_WAIT_LOG and not args.no_blanked:
-            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, FIT_GAPS, True, args.levels)
+            fits[name, "blanked"] = pool.submit(fit_one, name, path, work, blank=True, levels=args.levels)
     chosen = {"blanked": VARIANTS["easy"],
               **{gaps: Variant(f"fitted service, gaps {gaps}", None, True) for gaps in others}}
     runs: dict[tuple[str, str], list[Future[dict[str, float]]]] = {}

@@ -12,13 +12,13 @@ class of that time (the *gap*), in one of two ways (``sitesim fit --levels``):
   ``repeat`` the job takes its user's previous level again, otherwise a Gaussian
   copula of correlation ``rho`` with it.
 
-Why a mixture, and not the Gaussian copula alone: a Gaussian copula fitted to the
-rank correlation of the log's pairs (Spearman's S) gives far too little *persistence
-of long waits*. Of the pairs whose first job waited in its class's top 1%, the second
-did too in 0.89, 0.79, 0.57 and 0.37 of SDSC-SP2's pairs under a minute, ten minutes,
-an hour and a day apart, against 0.56, 0.16, 0.07 and 0.11 for the Gaussian copula of
-the same S (docs/service.md, "Sessions too long where the service delays much"): the
-copula's tails are independent, the log's are not. Drawn that way, the delays' long
+Why a mixture, and not the Gaussian copula alone: a Gaussian copula gives far too
+little *persistence of long waits*. Of SDSC-SP2's pairs whose first job waited in its
+size class's top 1%, the second did too in 0.89, 0.79, 0.57 and 0.37 of the pairs
+under a minute, 1-10 minutes, 10-60 minutes and 1 hour to 1 day apart, against 0.56,
+0.16, 0.07 and 0.11 for the default's Gaussian copula at its fitted correlations
+(docs/service.md, "Sessions too long where the service delays much"): the copula's
+tails are independent, the log's are not. Drawn that way, the delays' long
 tail fell on too many sessions' openers, and sessions came out too long.
 
 Both signatures are linear in the mixture: S = p + (1 − p) S_G(ρ) and the persistence
@@ -33,7 +33,7 @@ is not the default (docs/service.md, "Per-user levels").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import asin, pi, sin, sqrt
 from statistics import NormalDist
 
@@ -41,22 +41,18 @@ import numpy as np
 from attrs import define
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.errors import InputError
 
 #: Upper edges (s) of the gap classes: a minute, ten minutes, an hour, a day, and beyond.
 LEVEL_GAPS = (60.0, 600.0, 3600.0, 86400.0)
-#: How ``sitesim fit`` models the dependence (``--levels``): a Gaussian copula fitted
-#: to the rank correlation of the raw waits (the default: :func:`level_correlation`),
-#: or the mixture fitted on levels (:func:`level_dependence`). The mixture is not the
-#: default because out of sample it did worse (docs/service.md, "Per-user levels").
-FIT_LEVEL_MODELS = ("gaussian", "mixture")
-FIT_LEVEL_MODEL = FIT_LEVEL_MODELS[0]
 #: Pairs a gap class needs before its dependence is measured (else independent).
 MIN_PAIRS = 30
-#: The top share of the first jobs' levels whose persistence is fitted: 3%. The top 1%,
-#: the tail that lengthened sessions, is too few pairs to fit: on 20,000 pairs of a
-#: Gaussian autoregression of 0.7 (no repeats) its persistence gave repeats up to 0.13,
-#: on 4,000 up to 0.36; the top 3%, the same or less, and on the shared logs close to the
-#: top 1%'s (docs/service.md, "Per-user levels") ...
+#: The top share of the first jobs' levels whose persistence is fitted: 3%, three times
+#: the pairs of the top 1% (the tail that lengthened sessions). Either is noisy: on
+#: sampled Gaussian autoregressions of 0.7, which have no repeats, the top 1% fitted
+#: repeats up to 0.36 on 4,000 pairs and 0.13 on 20,000, the top 3% up to 0.28 and 0.18
+#: (a few seeds each); on the shared logs the two agree closely (docs/service.md,
+#: "Per-user levels") ...
 TAIL = 0.03
 #: ... but at least this many pairs in it (a smaller class's tail is its top 50 pairs) ...
 MIN_TAIL_PAIRS = 50
@@ -181,10 +177,12 @@ def level_dependence(
     ``gaps``, and beyond), how alike the two jobs' *levels* were, fitted as the mixture
     (:func:`repeat_mixture`) of the pairs' Spearman S and the persistence of their top
     :data:`TAIL`. A job's level is the rank of its wait among its size class's
-    (``size_classes``, as the service reads them: the last takes every larger job),
-    since that is what the service draws: measured on the raw waits, a user who keeps
-    submitting wide jobs, which wait longer, would count as persistence of levels what
-    the simulated users already repeat in their sizes. A gap class with fewer than
+    (``size_classes``, as the service reads them: the last takes every larger job), as
+    the service draws a level within the job's class: measured on the raw waits, a user
+    who keeps submitting wide jobs, which wait longer, would count as persistence of
+    levels what the simulated users already repeat in their sizes. (The service's table
+    holds the calibrated fit-waits, not the raw waits; the raw waits are ranked, as the
+    default's correlation is measured on them, because they are what the users saw.) A gap class with fewer than
     :data:`MIN_PAIRS` pairs, or whose levels are all alike on one side, or whose S is
     negative, is independent (0, 0)."""
     n = len(jobs)
@@ -221,3 +219,51 @@ def level_dependence(
         rows.append((round(p, 3), round(min(g, MAX_RHO), 3), round(s, 3), round(tail, 4), round(lam, 3), count))
     repeat, rho, spearman, tails, persistence, pairs = (tuple(column) for column in zip(*rows, strict=True))
     return LevelDependence(tuple(gaps), repeat, rho, spearman, tails, persistence, pairs)
+
+
+@define(slots=True, frozen=True)
+class FittedLevels:
+    """What a level model fitted, as the ``[service]`` table takes it: per gap class
+    (upper edges ``gaps``) the Gaussian correlation and the chance of a repeat (empty:
+    never); and what it measured, for the provenance, under ``findings_key``."""
+
+    gaps: tuple[float, ...]
+    rho: tuple[float, ...]
+    repeat: tuple[float, ...]
+    findings_key: str
+    findings: dict[str, object]
+
+
+def _gaussian(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
+    rho = level_correlation(jobs)
+    return FittedLevels(LEVEL_GAPS, tuple(rho), (), "level_rho", {"gaps_s": list(LEVEL_GAPS), "rho": rho})
+
+
+def _mixture(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
+    found = level_dependence(jobs, size_classes)
+    return FittedLevels(found.gaps, found.rho, found.repeat, "level_dependence", found.findings())
+
+
+#: How ``sitesim fit`` models the dependence (``--levels``), by name: a Gaussian copula
+#: of the raw waits' rank correlation (the first, the default: :func:`level_correlation`),
+#: or the mixture fitted on levels (:func:`level_dependence`). The mixture is not the
+#: default because out of sample it did worse (docs/service.md, "Per-user levels").
+LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int]], FittedLevels]] = {
+    "gaussian": _gaussian,
+    "mixture": _mixture,
+}
+FIT_LEVEL_MODELS = tuple(LEVEL_MODELS)
+FIT_LEVEL_MODEL = FIT_LEVEL_MODELS[0]
+
+
+def check_level_model(model: str) -> None:
+    """Refuse a level model ``sitesim fit`` does not know (``--levels``)."""
+    if model not in LEVEL_MODELS:
+        raise InputError(f"unknown levels {model!r} (known: {', '.join(FIT_LEVEL_MODELS)})", field="--levels")
+
+
+def fit_levels(model: str, jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
+    """The per-user levels' dependence of a log's kept ``jobs`` by ``model``
+    (:data:`LEVEL_MODELS`), on the service's ``size_classes``."""
+    check_level_model(model)
+    return LEVEL_MODELS[model](jobs, size_classes)

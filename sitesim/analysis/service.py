@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, LEVEL_GAPS, level_correlation, level_dependence
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, fit_levels
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -231,11 +231,7 @@ def fit_service(
                     f" then served by {policy} on {nodes} nodes"),
         },
     }
-    if level_model == "mixture":
-        dependence = level_dependence(jobs, classes)
-        findings["service"]["level_dependence"] = dependence.findings()
-        return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
-                          dependence.rho, level_repeat=dependence.repeat)
-    rho = level_correlation(jobs)
-    findings["service"]["level_rho"] = {"gaps_s": list(LEVEL_GAPS), "rho": rho}
-    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, LEVEL_GAPS, tuple(rho))
+    dependence = fit_levels(level_model, jobs, classes)
+    findings["service"][dependence.findings_key] = dependence.findings
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
+                      dependence.rho, level_repeat=dependence.repeat)

@@ -56,7 +56,7 @@ from attrs import define, field
 
 from sitesim.analysis.bounds import Capped
 from sitesim.analysis.cleaning import CleaningReport, TraceJob, clean_records, exclusion_reason
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS, check_level_model
 from sitesim.analysis.nodes import NodeAllocation, node_allocation
 from sitesim.analysis.population import analyze_population
 from sitesim.analysis.service import ServiceFit
@@ -185,8 +185,7 @@ def fit_log(
     together (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`; docs/service.md)."""
     if gaps not in GAPS:
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
-    if levels not in FIT_LEVEL_MODELS:
-        raise InputError(f"unknown levels {levels!r} (known: {', '.join(FIT_LEVEL_MODELS)})", field="--levels")
+    check_level_model(levels)
     path = Path(log)
     check_output(out, [path], field="--out", folder=True)  # DIR is replaced whole: not the log's folder
     with rereadable(path) as source, _frozen_for_the_fit() as freeze:

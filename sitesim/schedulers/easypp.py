@@ -25,9 +25,9 @@ holes backfilling could fill. EASY++ plans with a prediction instead:
   three: a grossly underpredicted job keeps the head's shadow time just ahead of
   ``now`` step after step, so almost nothing may backfill for hours. Hence the
   default. A correction comes as a timer on the running job (``Control.timer``),
-  followed by a pass if the head's shadow time moved later or its extra nodes grew
-  (otherwise the pass would start nothing, and the kernel says so: its ``replan`` and
-  ``needs_pass``);
+  followed by a pass, except where the kernel shows that the pass would start nothing
+  and change nothing (its ``needs_pass``: nothing waits; no idle node and no state kept;
+  or the last pass's state kept by ``replan``, the same free nodes and no arrival);
 - jobs are still killed at their user estimate (the site does that, not the policy).
 """
 

@@ -19,6 +19,7 @@ from sitesim.analysis.service import (
     machine_findings,
     size_classes,
 )
+from sitesim.errors import InputError
 from sitesim.schedulers.service import DelayModel
 from sitesim.workload.swf_header import SwfHeader
 
@@ -95,6 +96,8 @@ def test_the_fit_writes_per_user_levels_with_their_dependence_by_the_gap() -> No
     mixture = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="mixture")
     assert len(mixture.level_repeat) == len(mixture.level_rho) == len(fit.level_rho)
     assert mixture.findings["service"]["level_dependence"]["rho"] == list(mixture.level_rho)
+    with pytest.raises(InputError, match="unknown levels"):  # never a silent fall back to the default
+        measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="mixtures")
 
 
 def test_the_machine_is_never_measured_again_without_the_fits_allocation() -> None:

@@ -76,29 +76,51 @@ def test_a_small_log_fitted_then_replayed_under_its_service_from_the_command_lin
     assert json.loads((tmp_path / "d" / "summary.json").read_text())["config"]["scheduler"] == f"service:{site}"
 
 
+def _persistent_log(path: Path, users: int = 10, bursts: int = 30, seed: int = 4) -> Path:
+    """Users whose jobs come in bursts of three, 30 s apart, every job of a burst
+    waiting alike (the burst's wait, plus a second per job): a long wait persists."""
+    from sitesim.workload.swf import SwfRecord, write_swf
+
+    rng = np.random.default_rng(seed)
+    records = []
+    for user in range(1, users + 1):
+        for burst in range(bursts):
+            t, wait = burst * 2 * 86_400 + int(rng.integers(0, 40_000)), int(rng.integers(0, 20_000))
+            for k in range(3):
+                records.append(SwfRecord(0, t + 30 * k, wait + k, 600, 1, -1, -1, -1, 1200, -1, 1, user, 1, -1, 1,
+                                         -1, -1, -1))
+    records.sort(key=lambda r: (r.submit_time, r.user_id))
+    for number, record in enumerate(records, 1):
+        record.job_number = number
+    write_swf(path, records, ["; MaxNodes: 64", "; MaxProcs: 64"])
+    return path
+
+
 def test_a_fit_with_mixture_levels_writes_the_repeats_and_its_site_runs(tmp_path: Path) -> None:
     import json
     import tomllib
 
     from sitesim.cli import main
-    from tests.runs.test_fit import office_log
+    from sitesim.errors import InputError
 
-    log = office_log(tmp_path / "office.swf")
+    log = _persistent_log(tmp_path / "bursts.swf")
     assert main(["fit", str(log), "-o", str(tmp_path / "gauss")]) == 0
     assert main(["fit", str(log), "-o", str(tmp_path / "mix"), "--levels", "mixture"]) == 0
     default = tomllib.loads((tmp_path / "gauss" / "site.toml").read_text())["service"]
     mixture = tomllib.loads((tmp_path / "mix" / "site.toml").read_text())["service"]
-    # the default writes no repeats (its tables draw as before); the mixture one per gap class
+    # the default writes no repeats (its tables draw as before); the mixture one per gap
+    # class, and within a burst (under a minute) the log's waits repeat: p well above 0
     assert "level_repeat" not in default and len(mixture["level_repeat"]) == len(mixture["level_rho"])
+    assert mixture["level_repeat"][0] > 0.5
     found = json.loads((tmp_path / "mix" / "population.json").read_text())["provenance"]["service"]["service"]
     assert found["level_dependence"]["repeat"] == mixture["level_repeat"]
     site = tmp_path / "mix" / "site.toml"
-    assert main(["--site", str(site), "--duration", "2", "--out", str(tmp_path / "run")]) == 0
-    with pytest.raises(SystemExit) as exited:  # argparse's own refusal, one line and exit 2
+    assert main(["--site", str(site), "--duration", "5", "--out", str(tmp_path / "run")]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["config"]["scheduler"] == f"service:{site}" and summary["system"]["service"]["held_jobs"] > 0
+    with pytest.raises(SystemExit) as exited:  # argparse's own refusal, exit 2
         main(["fit", str(log), "-o", str(tmp_path / "bad"), "--levels", "copula"])
     assert exited.value.code == 2 and not (tmp_path / "bad").exists()
-    from sitesim.errors import InputError
-
     with pytest.raises(InputError, match="unknown levels") as err:  # from Python, the same refusal
         fit_log(log, tmp_path / "bad", levels="copula")
     assert err.value.field == "--levels" and not (tmp_path / "bad").exists()
