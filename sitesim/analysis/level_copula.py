@@ -144,25 +144,37 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     return average[inverse]
 
 
+def _pairs_by_gap(
+    jobs: Sequence[TraceJob], values: np.ndarray, gaps: Sequence[float]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per class of the time between a user's consecutive submissions (upper edges
+    ``gaps``, and beyond; a gap on an edge in the class above it, as the service reads
+    it), the ``values`` (one per job, in ``jobs``' order) of each such pair's first and
+    second job. Jobs of unknown users (-1) pair with none."""
+    n = len(jobs)
+    user = np.fromiter((j.user for j in jobs), np.int64, n)
+    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
+    order = np.lexsort((submit, user))
+    user, submit, values = user[order], submit[order], values[order]
+    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
+    klass = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
+    out = []
+    for k in range(len(gaps) + 1):
+        mask = pair & (klass == k)
+        out.append((values[:-1][mask], values[1:][mask]))
+    return out
+
+
 def level_correlation(jobs: Sequence[TraceJob], gaps: Sequence[float] = LEVEL_GAPS) -> list[float]:
     """Per class of the time between a user's consecutive submissions (upper edges
     ``gaps``, and beyond), how alike the two jobs waited: the rank correlation of their
     waits, as the correlation of a Gaussian copula (2 sin(π S / 6)), in [0, 0.99].
     Why: it sets how a fitted user's delays go together (sitesim.schedulers.service)."""
-    n = len(jobs)
-    user = np.fromiter((j.user for j in jobs), np.int64, n)
-    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
-    wait = np.fromiter((j.wait for j in jobs), np.float64, n)
-    order = np.lexsort((submit, user))
-    user, submit, wait = user[order], submit[order], wait[order]
-    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
-    klass = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
+    wait = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     rho = []
-    for k in range(len(gaps) + 1):
-        mask = pair & (klass == k)
-        first, second = wait[:-1][mask], wait[1:][mask]
+    for first, second in _pairs_by_gap(jobs, wait, gaps):
         # too few pairs, or waits all alike on one side (no ranks to correlate): independent
-        if mask.sum() < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
+        if len(first) < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
             rho.append(0.0)
             continue
         value = float(np.corrcoef(_ranks(first), _ranks(second))[0, 1])  # Spearman's S
@@ -182,12 +194,10 @@ def level_dependence(
     who keeps submitting wide jobs, which wait longer, would count as persistence of
     levels what the simulated users already repeat in their sizes. (The service's table
     holds the calibrated fit-waits, not the raw waits; the raw waits are ranked, as the
-    default's correlation is measured on them, because they are what the users saw.) A gap class with fewer than
-    :data:`MIN_PAIRS` pairs, or whose levels are all alike on one side, or whose S is
-    negative, is independent (0, 0)."""
+    default's correlation is measured on them, because they are what the users saw.)
+    A gap class with fewer than :data:`MIN_PAIRS` pairs, or whose levels are all alike
+    on one side, or whose S is negative, is independent (0, 0)."""
     n = len(jobs)
-    user = np.fromiter((j.user for j in jobs), np.int64, n)
-    submit = np.fromiter((j.submit for j in jobs), np.float64, n)
     wait = np.fromiter((j.wait for j in jobs), np.float64, n)
     size = np.fromiter((j.size for j in jobs), np.int64, n)
     klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
@@ -195,15 +205,9 @@ def level_dependence(
     for k in np.unique(klass):
         mine = np.flatnonzero(klass == k)
         level[mine] = _ranks(wait[mine]) / len(mine)
-    order = np.lexsort((submit, user))
-    user, submit, level = user[order], submit[order], level[order]
-    pair = (user[1:] == user[:-1]) & (user[1:] >= 0)
-    gap_class = np.searchsorted(np.asarray(gaps), submit[1:] - submit[:-1], side="right")
     rows = []  # per class: repeat, rho, S, tail share, persistence, pairs
-    for k in range(len(gaps) + 1):
-        mask = pair & (gap_class == k)
-        count = int(mask.sum())
-        first, second = level[:-1][mask], level[1:][mask]
+    for first, second in _pairs_by_gap(jobs, level, gaps):
+        count = len(first)
         if count < MIN_PAIRS or np.ptp(first) == 0 or np.ptp(second) == 0:
             rows.append((0.0, 0.0, 0.0, 0.0, 0.0, count))
             continue
