@@ -42,7 +42,13 @@ from attrs import define
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.errors import InputError
+from sitesim.limits import MAX_TABLE_SECONDS
 
+#: How the fitted service draws its jobs' levels (its ``levels``, one of those
+#: :data:`sitesim.schedulers.service.LEVELS` reads): per user, dependent on the user's
+#: previous level (the copulas), or where the job's recorded wait falls (:func:`_recorded`).
+PER_USER_LEVELS = "per-user"
+RECORDED_LEVELS = "recorded"
 #: Upper edges (s) of the gap classes: a minute, ten minutes, an hour, a day, and beyond.
 LEVEL_GAPS = (60.0, 600.0, 3600.0, 86400.0)
 #: Pairs a gap class needs before its dependence is measured (else independent).
@@ -227,34 +233,59 @@ def level_dependence(
 
 @define(slots=True, frozen=True)
 class FittedLevels:
-    """What a level model fitted, as the ``[service]`` table takes it: per gap class
-    (upper edges ``gaps``) the Gaussian correlation and the chance of a repeat (empty:
-    never); and what it measured, for the provenance, under ``findings_key``."""
+    """What a level model fitted, as the ``[service]`` table takes it: how levels are
+    drawn (``levels``); per gap class (upper edges ``gaps``) the Gaussian correlation
+    and the chance of a repeat (empty: never); or per size class the log's wait
+    quantiles a recorded wait is ranked among (``recorded``); and what it measured,
+    for the provenance, under ``findings_key``."""
 
     gaps: tuple[float, ...]
     rho: tuple[float, ...]
     repeat: tuple[float, ...]
     findings_key: str
     findings: dict[str, object]
+    levels: str = PER_USER_LEVELS
+    recorded: tuple[tuple[float, ...], ...] = ()
 
 
-def _gaussian(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
+def _gaussian(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
     rho = level_correlation(jobs)
     return FittedLevels(LEVEL_GAPS, tuple(rho), (), "level_rho", {"gaps_s": list(LEVEL_GAPS), "rho": rho})
 
 
-def _mixture(jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
+def _mixture(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
     found = level_dependence(jobs, size_classes)
     return FittedLevels(found.gaps, found.rho, found.repeat, "level_dependence", found.findings())
+
+
+def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
+    """Per size class, the quantiles of the log's waits (capped where a run's tables
+    stop) at ``quantiles`` evenly spaced levels: what a job's recorded wait is ranked
+    among (:meth:`sitesim.schedulers.service.DelayModel.level_of`). Nothing is fitted
+    of the dependence: the recorded waits carry the log's own."""
+    n = len(jobs)
+    wait = np.minimum(np.fromiter((j.wait for j in jobs), np.float64, n), MAX_TABLE_SECONDS)
+    size = np.fromiter((j.size for j in jobs), np.int64, n)
+    klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+    levels = np.linspace(0.0, 1.0, quantiles)
+    rows, counts = [], []
+    for k in range(len(size_classes)):
+        mine = wait[klass == k]
+        counts.append(int(mine.size))
+        rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))) if mine.size else (0.0, 0.0))
+    findings = {"jobs_per_class": counts,
+                "why": "each job's level is where its recorded wait falls among its size class's waits in the log"}
+    return FittedLevels((), (), (), "level_recorded", findings, RECORDED_LEVELS, tuple(rows))
 
 
 #: How ``sitesim fit`` models the dependence (``--levels``), by name: a Gaussian copula
 #: of the raw waits' rank correlation (the first, the default: :func:`level_correlation`),
 #: or the mixture fitted on levels (:func:`level_dependence`). The mixture is not the
 #: default because out of sample it did worse (docs/service.md, "Per-user levels").
-LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int]], FittedLevels]] = {
+LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int], int], FittedLevels]] = {
     "gaussian": _gaussian,
     "mixture": _mixture,
+    "recorded": _recorded,
 }
 FIT_LEVEL_MODELS = tuple(LEVEL_MODELS)
 FIT_LEVEL_MODEL = FIT_LEVEL_MODELS[0]
@@ -266,8 +297,8 @@ def check_level_model(model: str) -> None:
         raise InputError(f"unknown levels {model!r} (known: {', '.join(FIT_LEVEL_MODELS)})", field="--levels")
 
 
-def fit_levels(model: str, jobs: Sequence[TraceJob], size_classes: Sequence[int]) -> FittedLevels:
-    """The per-user levels' dependence of a log's kept ``jobs`` by ``model``
-    (:data:`LEVEL_MODELS`), on the service's ``size_classes``."""
+def fit_levels(model: str, jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
+    """The levels of a log's kept ``jobs`` by ``model`` (:data:`LEVEL_MODELS`), on the
+    service's ``size_classes`` (``quantiles``: the levels of its delays' tables)."""
     check_level_model(model)
-    return LEVEL_MODELS[model](jobs, size_classes)
+    return LEVEL_MODELS[model](jobs, size_classes, quantiles)

@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, fit_levels
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, fit_levels
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -124,11 +124,14 @@ class ServiceFit:
     #: Per gap class, the chance a job repeats its user's previous level
     #: (``level_repeat``: sitesim.analysis.level_copula); empty, never.
     level_repeat: tuple[float, ...] = ()
+    #: ``levels = "recorded"``: per size class, the log's wait quantiles a job's
+    #: recorded wait is ranked among (``recorded_waits``); empty otherwise.
+    recorded_waits: tuple[tuple[float, ...], ...] = ()
 
 
-#: The levels of a fitted service with delays: per user, dependent on the user's
-#: previous level by the time since its submission (:mod:`sitesim.analysis.level_copula`).
-FITTED_LEVELS = "per-user"
+#: The levels of a fitted service with delays, by default: per user, dependent on the
+#: user's previous level by the time since its submission (:mod:`sitesim.analysis.level_copula`).
+FITTED_LEVELS = PER_USER_LEVELS
 
 
 def machine_findings(
@@ -231,7 +234,7 @@ def fit_service(
                     f" then served by {policy} on {nodes} nodes"),
         },
     }
-    dependence = fit_levels(level_model, jobs, classes)
+    dependence = fit_levels(level_model, jobs, classes, LEVELS)
     findings["service"][dependence.findings_key] = dependence.findings
-    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, FITTED_LEVELS, dependence.gaps,
-                      dependence.rho, level_repeat=dependence.repeat)
+    return ServiceFit(nodes, policy, tuple(classes), tuple(rows), findings, dependence.levels, dependence.gaps,
+                      dependence.rho, level_repeat=dependence.repeat, recorded_waits=dependence.recorded)

@@ -43,6 +43,7 @@ import numpy as np
 import simpy
 
 from sitesim.analysis.cleaning import TraceJob
+from sitesim.analysis.level_copula import PER_USER_LEVELS
 from sitesim.analysis.service import ServiceFit
 from sitesim.analysis.wait_states import MAX_SHIFT, served_states, state_means
 from sitesim.engine.events import run as run_events
@@ -112,7 +113,7 @@ class _Times:
 def delay_model(fit: ServiceFit) -> DelayModel:
     """The delays of a fitted service, as a run reads them."""
     return DelayModel(fit.size_classes, fit.delays, fit.levels,
-                      **{key: getattr(fit, key) for key in LEVEL_KEYS})
+                      **{key: getattr(fit, key) for key in LEVEL_KEYS}, recorded_waits=fit.recorded_waits)
 
 
 def kept_jobs(jobs: Sequence[TraceJob]) -> CheckedJobs:
@@ -273,7 +274,7 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
             break
         measured.append(_error(log, replayed, klass, fit.size_classes))
         delays = _corrected(delays, _gaps(log, replayed, klass, delays), _mean_gaps(log, replayed, klass, classes))
-        if fit.levels == "per-user":  # a state shifts a user's levels: none without them
+        if fit.levels == PER_USER_LEVELS:  # a state shifts a user's copula levels; recorded ones carry it
             shifts, states = _state_shifts(jobs, log, replayed, ended, klass, delays.level_states)
             delays = attrs.evolve(delays, level_states=shifts)
     service = dict(fit.findings["service"])

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
 from sitesim.runs.service_calibration import calibrate, delay_model, kept_jobs
 from sitesim.runs.service_policy import choose_policy
 from sitesim.runs.starts import StartReplay
-from sitesim.schedulers.service import SERVICE_TABLE, ServiceSpec
+from sitesim.schedulers.service import RECORDED_KEY, SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
 
 
@@ -63,7 +63,16 @@ def service_lines(fit: ServiceFit) -> list[str]:
 
 def level_lines(table: dict[str, Any]) -> list[str]:
     """How the service draws each job's level (its ``levels`` keys)."""
-    if table["levels"] != "per-user":
+    if table["levels"] == RECORDED_LEVELS:
+        rows = ",\n".join("  [" + ", ".join(f"{v:.0f}" for v in row) + "]" for row in table[RECORDED_KEY])
+        return [
+            "# each job's level: where the wait it had in the log falls among its size class's",
+            f'levels = "{table["levels"]}"',
+            f"# per size class: the log's wait quantiles (s) at 0%, {100 / (len(table[RECORDED_KEY][0]) - 1):g}%,"
+            " ..., 100%",
+            f"{RECORDED_KEY} = [\n" + rows + ",\n]",
+        ]
+    if table["levels"] != PER_USER_LEVELS:
         return [f"# each job's delay drawn apart ({table['levels']} levels)", f'levels = "{table["levels"]}"']
     return [
         "# each job's level: per user, correlated with its previous submission's by the gap (s)",

@@ -51,6 +51,19 @@ gives each job its recorded wait instead, the log's own service). The table hold
   that continue a session waited far less than the others of their size, jobs in a
   batch somewhat more (docs/service.md, "The user's state"), and a scheduler sees that
   state (which of a user's jobs ended, and when). Tables without the key draw as before.
+- ``levels = "recorded"`` and ``recorded_waits``: each job's level is where the wait
+  it had in the log (``Job.recorded_wait``: a fitted user's resampled batch carries its
+  jobs' waits, as ``hold`` reads them; a replayed record its own) falls among the log's
+  waits of its size class, ``recorded_waits`` holding their quantiles at evenly spaced
+  levels, per class, as ``delays`` does; a run of equal quantiles (the many waits of
+  0 s) is a span of levels, over which a draw places the job. A job without a recorded
+  wait draws its level apart. Levels stay uniform, so the delays' distribution is the
+  table's; what is kept from the log is *which* jobs waited long for their size, and
+  with it everything a parametric copula approximates: that a user's consecutive jobs,
+  and a batch's, waited alike, the persistence of long waits, their tie to the jobs'
+  runtimes and to their users' states. How long they wait is the delays' (calibrated)
+  and the machine's. Why: with the per-user copula the closed loop's sessions were too
+  long and held too few jobs (docs/service.md, "Levels from the recorded waits").
 - ``level_repeat`` (optional, ``"per-user"`` only): per gap class, the chance that a
   job repeats its user's previous score outright; otherwise the autoregression above
   draws it (``level_rho`` is then the correlation of those draws). Both keep the
@@ -87,12 +100,16 @@ SERVICE_TABLE = "service"
 #: √2, for the normal distribution function of a level's score.
 SQRT2 = sqrt(2.0)
 #: How a job's level (the uniform its delay is read at) is drawn: ``"per-job"`` (the
-#: first: tables without ``levels`` read as it) or ``"per-user"`` (module docstring).
-LEVELS = ("per-job", "per-user")
+#: first: tables without ``levels`` read as it), ``"per-user"`` or ``"recorded"``
+#: (module docstring).
+LEVELS = ("per-job", "per-user", "recorded")
 #: The ``"per-user"`` keys of the table, as the :class:`DelayModel` fields they fill;
 #: the first two are always written (empty with ``"per-job"``), the others when set.
 LEVEL_KEYS = ("level_gaps", "level_rho", "level_states", "level_repeat")
 REQUIRED_LEVEL_KEYS = LEVEL_KEYS[:2]
+#: The ``"recorded"`` key of the table: per size class, the quantiles of the log's waits
+#: a job's recorded wait is ranked among (:meth:`DelayModel.level_of`).
+RECORDED_KEY = "recorded_waits"
 #: The service's stream is spawned from the run's seed and this key, so a service that
 #: draws leaves every other stream of the run as it was.
 STREAM_KEY = 33
@@ -117,6 +134,9 @@ class DelayModel:
     #: ``"per-user"``: per gap class, the chance a job repeats its user's previous
     #: level (module docstring); empty, never.
     level_repeat: tuple[float, ...] = ()
+    #: ``"recorded"``: per size class, the log's waits' quantiles at levels evenly spaced
+    #: over [0, 1] (module docstring); empty otherwise.
+    recorded_waits: tuple[tuple[float, ...], ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.levels not in LEVELS:
@@ -141,22 +161,38 @@ class DelayModel:
             for key in LEVEL_KEYS:
                 if getattr(self, key):
                     raise InputError('only with levels = "per-user"', field=f"service.{key}")
+        if self.levels == "recorded":
+            if len(self.recorded_waits) != len(self.delays):
+                raise InputError("one row of wait quantiles per size class is needed", field=f"service.{RECORDED_KEY}")
+            _check_quantiles(self.recorded_waits, RECORDED_KEY)
+        elif self.recorded_waits:
+            raise InputError('only with levels = "recorded"', field=f"service.{RECORDED_KEY}")
         if not self.size_classes or len(self.size_classes) != len(self.delays):
             raise InputError("size_classes and delays need one entry per class", field="service.delays")
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
             raise InputError("size_classes must be positive and ascending", field="service.size_classes")
-        for k, row in enumerate(self.delays):
-            if len(row) < 2 or any(not 0 <= v <= MAX_TABLE_SECONDS for v in row) or any(
-                b < a for a, b in zip(row, row[1:], strict=False)
-            ):
-                raise InputError(
-                    f"class {k + 1}: at least two non-decreasing quantiles in 0..{MAX_TABLE_SECONDS} s",
-                    field=f"service.delays[{k + 1}]",
-                )
+        _check_quantiles(self.delays, "delays")
 
     def class_of(self, size: int) -> int:
         """The class of a job of ``size`` nodes (the last takes any larger one)."""
         return min(bisect_left(self.size_classes, size), len(self.size_classes) - 1)
+
+    def level_of(self, size: int, wait: float, uniform: float) -> float:
+        """The level of a job of ``size`` nodes that waited ``wait`` seconds in the log:
+        where its wait falls among its class's (``recorded_waits``, read as the
+        piecewise-linear quantile function the delays are), ``uniform`` placing it
+        within a run of equal quantiles (the many waits of 0 s share a span of levels,
+        over which their levels stay uniform)."""
+        row = self.recorded_waits[self.class_of(size)]
+        last = len(row) - 1
+        lo, hi = bisect_left(row, wait), bisect_right(row, wait)
+        if lo < hi:  # on one or more knots: anywhere in their span
+            return (lo + uniform * (hi - 1 - lo)) / last
+        if lo == 0:
+            return 0.0
+        if lo > last:
+            return 1.0
+        return (lo - 1 + (wait - row[lo - 1]) / (row[lo] - row[lo - 1])) / last
 
     def draw(self, size: int, rng: np.random.Generator) -> int:
         """A delay for a job of ``size`` nodes: its class's quantile function at a uniform draw."""
@@ -175,6 +211,18 @@ class DelayModel:
         return [sum(a + b for a, b in zip(row, row[1:], strict=False)) / (2 * (len(row) - 1)) for row in self.delays]
 
 
+def _check_quantiles(rows: tuple[tuple[float, ...], ...], key: str) -> None:
+    """Refuse a class whose quantiles are fewer than two, out of range or decreasing."""
+    for k, row in enumerate(rows):
+        if len(row) < 2 or any(not 0 <= v <= MAX_TABLE_SECONDS for v in row) or any(
+            b < a for a, b in zip(row, row[1:], strict=False)
+        ):
+            raise InputError(
+                f"class {k + 1}: at least two non-decreasing quantiles in 0..{MAX_TABLE_SECONDS} s",
+                field=f"service.{key}[{k + 1}]",
+            )
+
+
 @define(slots=True, frozen=True)
 class ServiceSpec:
     """A ``[service]`` table: the machine's size, the base policy and the delays."""
@@ -187,7 +235,7 @@ class ServiceSpec:
     def from_table(cls, table: Any, where: str) -> ServiceSpec:
         if not isinstance(table, dict):
             raise InputError("must be a table ([service])", path=where, field=SERVICE_TABLE)
-        known = {"nodes", "policy", "size_classes", "delays", "levels", *LEVEL_KEYS}
+        known = {"nodes", "policy", "size_classes", "delays", "levels", *LEVEL_KEYS, RECORDED_KEY}
         for key in table:
             if key not in known:
                 raise InputError(f"unknown key (known: {', '.join(sorted(known))})", path=where,
@@ -198,13 +246,11 @@ class ServiceSpec:
         policy = table.get("policy", "easy")
         if not isinstance(policy, str) or not policy:
             raise InputError("a policy name is needed", path=where, field=f"{SERVICE_TABLE}.policy")
-        classes, rows = table.get("size_classes"), table.get("delays")
+        classes = table.get("size_classes")
         if not isinstance(classes, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in classes):
             raise InputError("an array of integers is needed", path=where, field=f"{SERVICE_TABLE}.size_classes")
-        if not isinstance(rows, list) or not all(
-            isinstance(r, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in rows
-        ):
-            raise InputError("an array of arrays of numbers is needed", path=where, field=f"{SERVICE_TABLE}.delays")
+        rows = _rows(table.get("delays"), where, "delays")
+        recorded = _rows(table.get(RECORDED_KEY, []), where, RECORDED_KEY)
         levels = table.get("levels", LEVELS[0])
         if not isinstance(levels, str):
             raise InputError(f"one of {', '.join(LEVELS)} is needed", path=where, field=f"{SERVICE_TABLE}.levels")
@@ -215,7 +261,7 @@ class ServiceSpec:
                 raise InputError("an array of numbers is needed", path=where, field=f"{SERVICE_TABLE}.{key}")
             numbers[key] = tuple(float(v) for v in value)
         try:
-            model = DelayModel(tuple(classes), tuple(tuple(float(v) for v in r) for r in rows), levels, **numbers)
+            model = DelayModel(tuple(classes), rows, levels, **numbers, recorded_waits=recorded)
         except InputError as exc:
             raise InputError(exc.message, path=where, field=exc.field) from None
         return cls(nodes, policy, model)
@@ -232,7 +278,17 @@ class ServiceSpec:
             # writes as it was
             **{key: list(getattr(self.delays, key)) for key in LEVEL_KEYS
                if key in REQUIRED_LEVEL_KEYS or getattr(self.delays, key)},
+            **({RECORDED_KEY: [list(row) for row in self.delays.recorded_waits]} if self.delays.recorded_waits else {}),
         }
+
+
+def _rows(value: Any, where: str, key: str) -> tuple[tuple[float, ...], ...]:
+    """An array of arrays of numbers of the ``[service]`` table, as floats."""
+    if not isinstance(value, list) or not all(
+        isinstance(r, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in value
+    ):
+        raise InputError("an array of arrays of numbers is needed", path=where, field=f"{SERVICE_TABLE}.{key}")
+    return tuple(tuple(float(v) for v in r) for r in value)
 
 
 def load_service(path: str) -> ServiceSpec:
@@ -314,6 +370,8 @@ class ServiceScheduler(HoldScheduler):
         #: its jobs not yet ended and its latest end (None: no states).
         self._shifts = tuple((m, sqrt(1.0 - m * m)) for m in delays.level_states)
         self.states = UserStates() if self._shifts else None
+        #: ``"recorded"`` levels: a job's level is where its recorded wait falls.
+        self._recorded = delays.levels == "recorded"
 
     @classmethod
     def _load(cls, arg: str | None) -> tuple[ServiceSpec, str]:
@@ -375,7 +433,10 @@ class ServiceScheduler(HoldScheduler):
 
     def enqueue(self, job: Job, now: int) -> None:
         users = self._users
-        if users is None or job.user < 0:
+        if self._recorded and job.recorded_wait >= 0:
+            delays = self.delays
+            delay = delays.at_level(job.size, delays.level_of(job.size, job.recorded_wait, self.rng.random()))
+        elif users is None or job.user < 0:
             delay = self.delays.draw(job.size, self.rng)
         else:
             score = self.rng.standard_normal()
