@@ -273,7 +273,7 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
         mine = wait[klass == k]
         counts.append(int(mine.size))
         rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))) if mine.size else (0.0, 0.0))
-    findings = {"jobs_per_class": counts,
+    findings: dict[str, object] = {"jobs_per_class": counts,
                 "why": "each job's level is where its recorded wait falls among its size class's waits in the log"}
     return FittedLevels((), (), (), "level_recorded", findings, RECORDED_LEVELS, tuple(rows))
 
