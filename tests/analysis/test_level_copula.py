@@ -12,7 +12,9 @@ from scipy.special import ndtr
 
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.level_copula import (
+    LEVEL_MODELS,
     MAX_RHO,
+    fit_levels,
     gaussian_persistence,
     level_correlation,
     level_dependence,
@@ -128,3 +130,24 @@ def test_level_correlation_measures_how_alike_a_users_consecutive_jobs_waited_by
     rho = level_correlation(jobs, (60.0, 100_000.0))
     assert rho[0] == MAX_RHO and abs(rho[2]) < 0.35 and rho[1] == 0.0  # no pair between 60 s and 100 ks
     assert all(0.0 <= r <= MAX_RHO for r in rho)
+
+
+def test_recorded_levels_rank_each_class_by_its_log_waits_quantiles() -> None:
+    # 1-node jobs wait 0..99 s, 2-4-node ones 1,000 s each but one beyond what a table holds
+    from sitesim.limits import MAX_TABLE_SECONDS
+
+    jobs = [TraceJob(i, i * 10, float(i), 10, 1, 10, 1, i % 5, -1) for i in range(100)]
+    jobs += [TraceJob(100 + i, i * 10, 1000.0 if i else 9e9, 10, 4, 10, 1, i % 5, -1) for i in range(50)]
+    found = fit_levels("recorded", jobs, (1, 4, 8), 5)
+    assert found.levels == "recorded" and not found.rho and not found.gaps
+    assert found.recorded[0] == tuple(float(v) for v in np.round(np.quantile(np.arange(100.0), np.linspace(0, 1, 5))))
+    assert found.recorded[1] == (1000.0, 1000.0, 1000.0, 1000.0, float(MAX_TABLE_SECONDS))  # capped
+    assert found.recorded[2] == (0.0, 0.0) and found.findings["jobs_per_class"] == [100, 50, 0]
+
+
+def test_every_level_model_writes_levels_a_service_table_reads() -> None:
+    from sitesim.schedulers.service import LEVELS
+
+    jobs = [TraceJob(i, i * 30, float(i % 97), 10, 1 + i % 4, 10, 1, i % 7, -1) for i in range(600)]
+    for model in LEVEL_MODELS:
+        assert fit_levels(model, jobs, (1, 4), 11).levels in LEVELS, model

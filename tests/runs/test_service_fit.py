@@ -124,3 +124,30 @@ def test_a_fit_with_mixture_levels_writes_the_repeats_and_its_site_runs(tmp_path
     with pytest.raises(InputError, match="unknown levels") as err:  # from Python, the same refusal
         fit_log(log, tmp_path / "bad", levels="copula")
     assert err.value.field == "--levels" and not (tmp_path / "bad").exists()
+
+
+def test_a_fit_with_recorded_levels_ranks_the_logs_waits_and_its_site_runs(tmp_path: Path) -> None:
+    import json
+    import tomllib
+
+    from sitesim.cli import main
+
+    log = _persistent_log(tmp_path / "bursts.swf")
+    assert main(["fit", str(log), "-o", str(tmp_path / "rec"), "--levels", "recorded"]) == 0
+    service = tomllib.loads((tmp_path / "rec" / "site.toml").read_text())["service"]
+    # the log's waits ranked per size class: no copula's keys, no state shifts
+    assert service["levels"] == "recorded" and len(service["recorded_waits"]) == len(service["size_classes"])
+    assert not {"level_gaps", "level_rho", "level_states"} & set(service)
+    from sitesim.workload.swf import SwfReader
+
+    with SwfReader(log) as reader:
+        waits = [r.wait_time for r in reader]
+    assert service["recorded_waits"][0][0] == min(waits) and service["recorded_waits"][0][-1] == max(waits)
+    found = json.loads((tmp_path / "rec" / "population.json").read_text())["provenance"]["service"]["service"]
+    assert sum(found["level_recorded"]["jobs_per_class"]) == 900 and found["calibration"]["rounds"] == 1
+    site = tmp_path / "rec" / "site.toml"
+    assert main(["--site", str(site), "--duration", "5", "--out", str(tmp_path / "run")]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["config"]["scheduler"] == f"service:{site}" and summary["system"]["service"]["held_jobs"] > 0
+    # the log replayed on its site: its jobs carry their own waits, ranked the same way
+    assert main(["-c", str(log), "--site", str(site), "--out", str(tmp_path / "replay")]) == 0

@@ -297,3 +297,65 @@ def test_level_repeat_is_read_checked_and_written_only_when_set() -> None:
         with pytest.raises(InputError) as err:
             ServiceSpec.from_table(tomllib.loads(text), "site.toml")
         assert err.value.field == "service.level_repeat" and err.value.path == "site.toml", text
+
+
+def test_a_recorded_wait_gives_the_level_where_it_falls_among_its_classs() -> None:
+    # class 1's log waits: a third 0 s, then 0..600 s linearly; class 2's 10..20 s
+    model = DelayModel((1, 4), ((0.0, 1000.0), (0.0, 1000.0)), "recorded",
+                       recorded_waits=((0.0, 0.0, 300.0, 600.0), (10.0, 20.0)))
+    assert model.level_of(1, 150.0, 0.9) == pytest.approx(0.5)  # between knots: interpolated
+    assert model.level_of(1, 300.0, 0.9) == pytest.approx(2 / 3)  # on one knot: that level
+    # the run of zeros spans levels 0 to 1/3: the uniform places the job in it
+    assert model.level_of(1, 0.0, 0.0) == 0.0 and model.level_of(1, 0.0, 0.6) == pytest.approx(0.2)
+    assert model.level_of(4, 5.0, 0.5) == 0.0 and model.level_of(9, 50.0, 0.5) == 1.0  # outside: the ends
+    assert model.at_level(1, model.level_of(1, 150.0, 0.0)) == 500
+
+
+def _recorded_run(model: DelayModel, waits: list[int]) -> list[int]:
+    """Each job's delay under ``model``, jobs of 1 node with recorded ``waits`` (-1: none)."""
+    service = ServiceScheduler(64, make_scheduler("fcfs", 64), model, spec="service:test")
+    service.use_seed(5)
+    out = []
+    for i, wait in enumerate(waits):
+        j = Job(id=i + 1, submit=i, runtime=10, size=1, estimate=10, user=i % 3)
+        j.seq, j.recorded_wait = i, wait
+        before = service.held_seconds
+        service.enqueue(j, i)
+        out.append(service.held_seconds - before)
+    return out
+
+
+def test_recorded_levels_delay_a_job_by_its_rank_and_keep_the_levels_uniform() -> None:
+    ranked = ((0.0, 0.0, 300.0, 600.0),)
+    model = DelayModel((64,), ((0.0, 3000.0),), "recorded", recorded_waits=ranked)
+    # 150 s is at level 0.5, 600 s at 1: delays 1,500 s and 3,000 s, whatever the draw
+    assert _recorded_run(model, [150, 600, 150]) == [1500, 3000, 1500]
+    # waits drawn as the log's (a third zeros) give uniform levels: zeros spread over [0, 1/3)
+    rng = np.random.default_rng(2)
+    waits = [0 if rng.random() < 1 / 3 else int(rng.uniform(0, 600)) for _ in range(6000)]
+    levels = np.sort(np.array(_recorded_run(model, waits)) / 3000)
+    assert np.max(np.abs(levels - (np.arange(levels.size) + 0.5) / levels.size)) < 0.03
+    # a job without a recorded wait draws its level apart, from the service's stream
+    apart = _recorded_run(model, [-1] * 2000)
+    assert abs(np.mean(apart) - 1500) < 100 and len(set(apart)) > 1000
+
+
+def test_recorded_waits_are_read_checked_and_written_only_with_recorded_levels() -> None:
+    base = 'nodes = 4\nsize_classes = [2, 4]\ndelays = [[0, 100], [0, 50]]\n'
+    spec = ServiceSpec.from_table(tomllib.loads(base + 'levels = "recorded"\nrecorded_waits = [[0, 5, 9], [1, 2]]\n'), "x")
+    assert spec.delays.recorded_waits == ((0.0, 5.0, 9.0), (1.0, 2.0))
+    assert ServiceSpec.from_table(spec.to_table(), "x") == spec
+    assert "recorded_waits" not in ServiceSpec.from_table(tomllib.loads(base), "x").to_table()
+    for text in (base + 'levels = "recorded"\n',  # none given
+                 base + 'levels = "recorded"\nrecorded_waits = [[0, 5]]\n',  # one class short
+                 base + 'levels = "recorded"\nrecorded_waits = [[0, 5], [3, 2]]\n',  # decreasing
+                 base + 'levels = "recorded"\nrecorded_waits = [0, 5]\n',  # not rows
+                 base + 'levels = "per-user"\nlevel_gaps = [60]\nlevel_rho = [0.5, 0.1]\nrecorded_waits = [[0, 5], [1, 2]]\n',
+                 base + 'recorded_waits = [[0, 5], [1, 2]]\n'):
+        with pytest.raises(InputError) as err:
+            ServiceSpec.from_table(tomllib.loads(text), "site.toml")
+        assert err.value.field.startswith("service.recorded_waits") and err.value.path == "site.toml", text
+    with pytest.raises(InputError) as err:  # the copulas' keys are not for recorded levels
+        ServiceSpec.from_table(tomllib.loads(base + 'levels = "recorded"\nrecorded_waits = [[0, 5], [1, 2]]\n'
+                                             'level_rho = [0.5]\n'), "site.toml")
+    assert err.value.field == "service.level_rho"
