@@ -181,8 +181,8 @@ def fit_log(
     file, since a fit reads its log more than once; errors name ``log`` all the same.
     ``gaps``: whether the users keep their batches' gaps ("fixed"), react inside a
     batch to their jobs' ends ("reacting"), or react when present to see them
-    ("present"; docs/population.md). ``levels``: how the service's per-user levels go
-    together (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`; docs/service.md)."""
+    ("present"; docs/population.md). ``levels``: how the service draws its jobs' levels
+    (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`; docs/service.md)."""
     if gaps not in GAPS:
         raise InputError(f"unknown gaps {gaps!r} (known: {', '.join(GAPS)})", field="--gaps")
     check_level_model(levels)
@@ -378,9 +378,10 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument(
         "--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
-        help="how the fitted service's per-user delay levels go together: a Gaussian copula of the waits' rank"
-        " correlation (gaussian), or a mixture that also repeats a user's previous level, fitted to the"
-        f" persistence of long waits (mixture); default {FIT_LEVEL_MODEL} (docs/service.md, \"Per-user levels\")",
+        help="how the fitted service draws each job's delay level: per user, a Gaussian copula of the waits'"
+        " rank correlation (gaussian), or a mixture that also repeats a user's previous level, fitted to the"
+        " persistence of long waits (mixture); or where the job's recorded wait falls among its size class's"
+        f" in the log (recorded); default {FIT_LEVEL_MODEL} (docs/service.md, \"Per-user levels\")",
     )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))
