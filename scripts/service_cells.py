@@ -80,6 +80,25 @@ def table(classes: list[int], where: dict[int, tuple[int, int]], columns: dict[s
     return [f"Mean wait (1,000 s): {label}; (jobs in the cell)", "", *out]
 
 
+def explained(jobs: dict[int, tuple[int, int, int, int]], where: dict[int, tuple[int, int]]) -> str:
+    """How much of the variance of log(1 + wait) the size classes explain, and the size
+    and runtime classes together (one minus the within-class share)."""
+    known = [j for j, (_, _, w, _) in jobs.items() if w >= 0]
+    if not known:
+        return "no waits recorded: nothing to explain"
+    lw = np.log1p(np.array([jobs[j][2] for j in known], dtype=np.float64))
+    total = float(((lw - lw.mean()) ** 2).sum()) or 1.0
+
+    def share(keys: np.ndarray) -> float:
+        inside = sum(float(((lw[keys == k] - lw[keys == k].mean()) ** 2).sum()) for k in np.unique(keys))
+        return 1.0 - inside / total
+
+    size = np.array([where[j][0] for j in known])
+    both = size * 100 + np.array([where[j][1] for j in known])
+    return (f"Share of the variance of log(1 + wait) explained by the size class: {share(size):.3f};"
+            f" by the size and runtime classes: {share(both):.3f}")
+
+
 def daytime(jobs: dict[int, tuple[int, int, int, int]], classes: list[int], clock: Clock) -> list[str]:
     """Markdown: per size class, its jobs and the share started on weekdays 08:00-18:00 local time."""
     sizes = np.array([s for s, _, _, _ in jobs.values()])
@@ -114,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             with SwfReader(out / "schedule.swf") as reader:
                 columns[policy] = {int(r.job_number): float(r.wait_time) for r in reader if r.wait_time >= 0}
     print("\n".join(table(classes, where, columns)))
+    print()
+    print(explained(jobs, where))
     if args.daytime:
         print()
         print("\n".join(daytime(jobs, classes, clock)))

@@ -43,6 +43,8 @@ def test_cells_hold_each_kind_of_job_apart_beside_a_replay(tmp_path: Path, capsy
     assert "| 1-1 | 0.0 / 0.0 (20) | - | - | - | - |" in out
     # 3-4 nodes, 1-4 h: the log's 600 s
     assert "| 3-4 | - | - | 0.6 / 0.0 (20) | - | - |" in out
+    # each size here has one runtime and one wait: the sizes alone explain them
+    assert "explained by the size class: 1.000; by the size and runtime classes: 1.000" in out
     # the mornings' jobs all start in weekday hours, the evenings' none
     assert "| 1-1 | 20 | 1.00 |" in out
     assert "| 3-4 | 20 | 0.00 |" in out
@@ -53,4 +55,5 @@ def test_a_log_without_waits_takes_its_submits_as_starts(tmp_path: Path, capsys)
     assert script().main([str(log), "--policies", "", "--daytime"]) == 0
     out = capsys.readouterr().out
     assert "| 1-1 | - (20) | - | - | - | - |" in out  # no wait recorded: none to show
+    assert "no waits recorded: nothing to explain" in out
     assert "| 1-1 | 20 | 1.00 |" in out
