@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, fit_levels
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, fit_levels
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -129,9 +129,6 @@ class ServiceFit:
     recorded_waits: tuple[tuple[float, ...], ...] = ()
 
 
-#: The levels of a fitted service with delays, by default: per user, dependent on the
-#: user's previous level by the time since its submission (:mod:`sitesim.analysis.level_copula`).
-FITTED_LEVELS = PER_USER_LEVELS
 
 
 def machine_findings(
