@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A log's waits by job size and runtime, beside the log replayed under base policies
-(issue 33, "Measured first"; docs/service.md, "Where the waits differ, by size and
-runtime").
+(issue 33, "Measured first"; docs/service.md, "Levels from the recorded waits" and
+"Sessions too long where the service delays much").
 
     python scripts/service_cells.py "$SITESIM_TRACES/SDSC-SP2-1998-4.2-cln.swf.gz" --policies easy,easy++,cons
     python scripts/service_cells.py "$SITESIM_TRACES/NASA-iPSC-1993-3.1-cln.swf.gz" --daytime

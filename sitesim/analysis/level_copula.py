@@ -46,8 +46,9 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.errors import InputError
 from sitesim.limits import MAX_TABLE_SECONDS
 
-#: How the fitted service draws its jobs' levels (its ``levels``, one of those
-#: :data:`sitesim.schedulers.service.LEVELS` reads): per user, dependent on the user's
+#: How the fitted service draws its jobs' levels (its ``levels``, among the names
+#: :data:`sitesim.schedulers.service.LEVELS` declares for the table, which sits above
+#: this layer; a test holds every model's to them): per user, dependent on the user's
 #: previous level (the copulas), or where the job's recorded wait falls (:func:`_recorded`).
 PER_USER_LEVELS = "per-user"
 RECORDED_LEVELS = "recorded"
@@ -207,8 +208,7 @@ def level_dependence(
     on one side, or whose S is negative, is independent (0, 0)."""
     n = len(jobs)
     wait = np.fromiter((j.wait for j in jobs), np.float64, n)
-    size = np.fromiter((j.size for j in jobs), np.int64, n)
-    klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+    klass = size_class_index(np.fromiter((j.size for j in jobs), np.int64, n), size_classes)
     level = np.zeros(n)
     for k in np.unique(klass):
         mine = np.flatnonzero(klass == k)
@@ -260,6 +260,12 @@ def _mixture(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: i
     return FittedLevels(found.gaps, found.rho, found.repeat, "level_dependence", found.findings())
 
 
+def size_class_index(size: np.ndarray, size_classes: Sequence[int]) -> np.ndarray:
+    """Each job's size class, as :meth:`sitesim.schedulers.service.DelayModel.class_of`
+    gives it: the first whose largest size is at least the job's, the last for any larger."""
+    return np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+
+
 def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
     """Per size class, the quantiles of the log's waits (capped where a run's tables
     stop) at ``quantiles`` evenly spaced levels: what a job's recorded wait is ranked
@@ -267,14 +273,13 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
     of the dependence: the recorded waits carry the log's own."""
     n = len(jobs)
     wait = np.minimum(np.fromiter((j.wait for j in jobs), np.float64, n), MAX_TABLE_SECONDS)
-    size = np.fromiter((j.size for j in jobs), np.int64, n)
-    klass = np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+    klass = size_class_index(np.fromiter((j.size for j in jobs), np.int64, n), size_classes)
     levels = np.linspace(0.0, 1.0, quantiles)
     rows, counts = [], []
-    for k in range(len(size_classes)):
+    for k in range(len(size_classes)):  # the fit's classes each hold some job (analysis.service.size_classes)
         mine = wait[klass == k]
         counts.append(int(mine.size))
-        rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))) if mine.size else (0.0, 0.0))
+        rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))))
     findings: dict[str, object] = {"jobs_per_class": counts,
                 "why": "each job's level is where its recorded wait falls among its size class's waits in the log"}
     return FittedLevels((), (), (), "level_recorded", findings, RECORDED_LEVELS, tuple(rows))
@@ -289,7 +294,7 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
 #: the held-out pair, 21 of 22 against 17 and 15 (docs/service.md, "Levels from the
 #: recorded waits").
 LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int], int], FittedLevels]] = {
-    "recorded": _recorded,
+    RECORDED_LEVELS: _recorded,
     "gaussian": _gaussian,
     "mixture": _mixture,
 }

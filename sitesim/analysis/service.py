@@ -129,8 +129,6 @@ class ServiceFit:
     recorded_waits: tuple[tuple[float, ...], ...] = ()
 
 
-
-
 def machine_findings(
     header: SwfHeader, jobs: Sequence[TraceJob], nodes: int, allocation: NodeAllocation
 ) -> dict[str, Any]:
@@ -189,7 +187,7 @@ def fit_service(
     ``simulated``: how the starts were simulated, for a log without wait times (its
     service is then ``policy``, with no delay). ``allocation``: what the fit concluded
     about nodes and processors (``jobs`` and ``nodes`` are then in its units).
-    ``level_model``: how the per-user levels' dependence is fitted
+    ``level_model``: how the service's levels are given
     (:data:`~sitesim.analysis.level_copula.FIT_LEVEL_MODELS`)."""
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     machine = machine_findings(header, jobs, nodes, allocation)

@@ -88,7 +88,12 @@ def trace_signatures(
         header = reader.header
     if duration is not None:
         jobs = [j for j in jobs if j.submit < duration]
-    waits = [j.wait for j in jobs if duration is None or j.submit + j.wait < duration]
+    # the window utilisation and waits are taken over: the run's duration, else up to
+    # the last submission (taken before ``as_started`` moves submissions to starts)
+    window = duration or max((j.submit for j in jobs), default=0.0)
+    # over the jobs that started within the window: a run ends at its duration, and the
+    # jobs it had not started by then have no wait; the log's are cut the same way
+    waits = [j.wait for j in jobs if j.submit + j.wait < window]
     if as_started:
         jobs = as_recorded_starts(jobs)
     if per_node != 1:
@@ -97,12 +102,8 @@ def trace_signatures(
     population: PopulationAnalysis = analyze_population(jobs, clock)
     values = population.signatures()
     machine = nodes or header.machine_size(per_node) or max(j.size for j in jobs)
-    window = duration or population.duration
     work = sum(j.size * min(j.run, max(0.0, window - j.submit - j.wait)) for j in jobs)
     values["utilization"] = work / (machine * window) if window > 0 else float("nan")
-    # over the jobs that started within the window (taken before ``as_started``): a run
-    # ends at its duration, and the jobs it had not started by then have no wait; the
-    # log's are cut the same way
     values["mean_wait"] = float(np.mean(waits)) if waits else float("nan")
     thinks = analyze_submission(jobs).inter_batch_think
     return TraceSignatures(
@@ -118,9 +119,10 @@ def as_recorded_starts(jobs: list[TraceJob]) -> list[TraceJob]:
     """``jobs`` as the accounting of a log without waits records them: each submitted at
     its start, waiting 0 s, in that order.
 
-    Why: such a log (NASA-iPSC: "the given submit times are actually start times") has
-    its signatures, and its fitted users' think times, measured on starts, so whatever
-    its jobs waited is inside its gaps. A simulated trace measured on its submissions
+    Why: such a log (NASA-iPSC, the shared one, whose header says "the given submit
+    times are actually start times"; a log without waits need not be one, and this
+    assumes it is) has its signatures, and its fitted users' think times, measured on
+    starts, so whatever its jobs waited is inside its gaps. A simulated trace measured on its submissions
     counts the simulated waits once more; measured as that accounting would have
     recorded it, like is compared with like (docs/validation.md)."""
     started = [attrs.evolve(j, submit=j.submit + j.wait, wait=0.0) for j in jobs]

@@ -21,9 +21,9 @@ the policy already makes jobs wait longer than the log's low quantiles). The top
 is the largest wait, a single job: there the mean of the top segment is matched, not
 the largest value. What the policy's queueing already gives is left out of the delays;
 a class whose jobs mostly started at once in the log gets a mass of delays at zero. The result is still
-a statistical model (per size class quantiles, drawn per job at levels that go
-together per user: sitesim.schedulers.service), serving any users, user
-counts and run lengths. The fit reports how far each replay was from the log (per
+a statistical model (per size class quantiles, read per job at its level: where its
+recorded wait falls, or drawn per user; sitesim.schedulers.service), serving any
+users, user counts and run lengths. The fit reports how far each replay was from the log (per
 class and over all jobs) before its correction.
 
 The same replay corrects the shifts of the jobs' levels by their users' states
@@ -43,7 +43,7 @@ import numpy as np
 import simpy
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import PER_USER_LEVELS
+from sitesim.analysis.level_copula import PER_USER_LEVELS, size_class_index
 from sitesim.analysis.service import ServiceFit
 from sitesim.analysis.wait_states import MAX_SHIFT, served_states, state_means
 from sitesim.engine.events import run as run_events
@@ -155,11 +155,6 @@ def replay_times(
     return waits, np.array([ends.get(j.job, np.nan) for j in jobs], dtype=np.float64)
 
 
-def _class_index(size: np.ndarray, classes: Sequence[int]) -> np.ndarray:
-    """Each job's size class, as :meth:`DelayModel.class_of` gives it."""
-    return np.minimum(np.searchsorted(np.asarray(classes), size, side="left"), len(classes) - 1)
-
-
 def _gaps(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, delays: DelayModel) -> list[np.ndarray | None]:
     """Per class, the log's wait quantiles minus the replay's at the levels of the
     class's delay quantiles (None: no job of the class was replayed)."""
@@ -263,7 +258,7 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     classes = len(fit.size_classes)
-    klass = _class_index(size, fit.size_classes)
+    klass = size_class_index(size, fit.size_classes)
     delays = delay_model(fit)
     measured = []
     kept = kept_jobs(jobs) if kept is None else kept

@@ -32,11 +32,12 @@ def fit_log_service(
     and calibrated against a replay of the log under it (:mod:`sitesim.runs.service_calibration`), or, when its starts were
     simulated, the policy that simulated them. ``jobs`` and ``nodes`` are in the units
     of ``allocation`` (whole nodes, or processors), so the calibration's replay is too;
-    ``level_model``, how the per-user levels' dependence is fitted (``--levels``)."""
+    ``level_model``, how the service's levels are given (``--levels``)."""
     if starts is None:
-        # The user's state (level_states) is calibrated with the delays, against the
-        # replay: measured on the raw waits, its shifts would count again what the
-        # per-user correlation already carries (docs/service.md, "The user's state").
+        # With per-user levels, the user's state (level_states) is calibrated with the
+        # delays, against the replay: measured on the raw waits, its shifts would count
+        # again what the per-user correlation already carries (docs/service.md, "The
+        # user's state"); recorded levels carry it themselves.
         kept = kept_jobs(jobs)  # made once for the replays of both
         measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=level_model)
         return calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)

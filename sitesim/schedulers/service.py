@@ -26,8 +26,9 @@ gives each job its recorded wait instead, the log's own service). The table hold
   levels from 0 to 1 (non-decreasing); a job's delay is read off them at a uniform
   draw (its *level*), by linear interpolation;
 - ``levels`` (optional): ``"per-job"`` (the default, and what tables written before the
-  key read as), an independent level for every job; or ``"per-user"``, what ``sitesim
-  fit`` writes: each user's levels follow a Gaussian copula, a first-order
+  key read as), an independent level for every job; ``"recorded"`` (what ``sitesim
+  fit`` writes, below); or ``"per-user"`` (``sitesim fit --levels gaussian`` or
+  ``mixture``): each user's levels follow a Gaussian copula, a first-order
   autoregression in the order of its submissions, whose correlation with the user's
   previous level depends on the time since that submission (``level_gaps``: the
   upper edges of the gap classes in seconds, ascending; ``level_rho``: the correlation
@@ -55,10 +56,11 @@ gives each job its recorded wait instead, the log's own service). The table hold
   it had in the log (``Job.recorded_wait``: a fitted user's resampled batch carries its
   jobs' waits, as ``hold`` reads them; a replayed record its own) falls among the log's
   waits of its size class, ``recorded_waits`` holding their quantiles at evenly spaced
-  levels, per class, as ``delays`` does; a run of equal quantiles (the many waits of
-  0 s) is a span of levels, over which a draw places the job. A job without a recorded
-  wait draws its level apart. Levels stay uniform, so the delays' distribution is the
-  table's; what is kept from the log is *which* jobs waited long for their size, and
+  levels, per class, as ``delays`` does; a wait of w s stands for [w - 1/2, w + 1/2),
+  and a draw places the job within the span of levels that covers (the many waits of
+  0 s share their run of equal quantiles' span). A job without a recorded wait draws
+  its level apart. Levels stay uniform to within the table's resolution, so the
+  delays' distribution is the table's; what is kept from the log is *which* jobs waited long for their size, and
   with it everything a parametric copula approximates: that a user's consecutive jobs,
   and a batch's, waited alike, the persistence of long waits, their tie to the jobs'
   runtimes and to their users' states. How long they wait is the delays' (calibrated)
@@ -103,6 +105,7 @@ SQRT2 = sqrt(2.0)
 #: first: tables without ``levels`` read as it), ``"per-user"`` or ``"recorded"``
 #: (module docstring).
 LEVELS = ("per-job", "per-user", "recorded")
+PER_JOB, PER_USER, RECORDED = LEVELS
 #: The ``"per-user"`` keys of the table, as the :class:`DelayModel` fields they fill;
 #: the first two are always written (empty with ``"per-job"``), the others when set.
 LEVEL_KEYS = ("level_gaps", "level_rho", "level_states", "level_repeat")
@@ -141,7 +144,7 @@ class DelayModel:
     def __attrs_post_init__(self) -> None:
         if self.levels not in LEVELS:
             raise InputError(f"one of {', '.join(LEVELS)} is needed", field="service.levels")
-        if self.levels == "per-user":
+        if self.levels == PER_USER:
             if any(b <= a for a, b in zip(self.level_gaps, self.level_gaps[1:], strict=False)) or any(
                 not 0 < g < inf for g in self.level_gaps
             ):
@@ -160,18 +163,18 @@ class DelayModel:
         else:
             for key in LEVEL_KEYS:
                 if getattr(self, key):
-                    raise InputError('only with levels = "per-user"', field=f"service.{key}")
-        if self.levels == "recorded":
-            if len(self.recorded_waits) != len(self.delays):
-                raise InputError("one row of wait quantiles per size class is needed", field=f"service.{RECORDED_KEY}")
-            _check_quantiles(self.recorded_waits, RECORDED_KEY)
-        elif self.recorded_waits:
-            raise InputError('only with levels = "recorded"', field=f"service.{RECORDED_KEY}")
+                    raise InputError(f'only with levels = "{PER_USER}"', field=f"service.{key}")
+        if self.levels != RECORDED and self.recorded_waits:
+            raise InputError(f'only with levels = "{RECORDED}"', field=f"service.{RECORDED_KEY}")
         if not self.size_classes or len(self.size_classes) != len(self.delays):
             raise InputError("size_classes and delays need one entry per class", field="service.delays")
         if any(b <= a for a, b in zip(self.size_classes, self.size_classes[1:], strict=False)) or self.size_classes[0] < 1:
             raise InputError("size_classes must be positive and ascending", field="service.size_classes")
         _check_quantiles(self.delays, "delays")
+        if self.levels == RECORDED:
+            if len(self.recorded_waits) != len(self.size_classes):
+                raise InputError("one row of wait quantiles per size class is needed", field=f"service.{RECORDED_KEY}")
+            _check_quantiles(self.recorded_waits, RECORDED_KEY)
 
     def class_of(self, size: int) -> int:
         """The class of a job of ``size`` nodes (the last takes any larger one)."""
@@ -180,19 +183,14 @@ class DelayModel:
     def level_of(self, size: int, wait: float, uniform: float) -> float:
         """The level of a job of ``size`` nodes that waited ``wait`` seconds in the log:
         where its wait falls among its class's (``recorded_waits``, read as the
-        piecewise-linear quantile function the delays are), ``uniform`` placing it
-        within a run of equal quantiles (the many waits of 0 s share a span of levels,
-        over which their levels stay uniform)."""
+        piecewise-linear quantile function the delays are). A log's waits are whole
+        seconds, so a wait of w s stands for [w - 1/2, w + 1/2), and ``uniform`` places
+        the job within the span of levels that interval covers: the many waits of 0 s
+        share the span of their run of equal quantiles, and a wait on one quantile is
+        not a point mass. Levels are then uniform to within the table's resolution."""
         row = self.recorded_waits[self.class_of(size)]
-        last = len(row) - 1
-        lo, hi = bisect_left(row, wait), bisect_right(row, wait)
-        if lo < hi:  # on one or more knots: anywhere in their span
-            return (lo + uniform * (hi - 1 - lo)) / last
-        if lo == 0:
-            return 0.0
-        if lo > last:
-            return 1.0
-        return (lo - 1 + (wait - row[lo - 1]) / (row[lo] - row[lo - 1])) / last
+        low = _rank(row, wait - 0.5)
+        return low + uniform * (_rank(row, wait + 0.5) - low)
 
     def draw(self, size: int, rng: np.random.Generator) -> int:
         """A delay for a job of ``size`` nodes: its class's quantile function at a uniform draw."""
@@ -209,6 +207,20 @@ class DelayModel:
     def mean(self) -> list[float]:
         """Each class's mean delay (the area under its piecewise-linear quantile function)."""
         return [sum(a + b for a, b in zip(row, row[1:], strict=False)) / (2 * (len(row) - 1)) for row in self.delays]
+
+
+def _rank(row: tuple[float, ...], x: float) -> float:
+    """The level at which the piecewise-linear quantile function ``row`` reaches ``x``
+    (0 below it, 1 above; on a run of equal quantiles, the middle of their span)."""
+    last = len(row) - 1
+    lo, hi = bisect_left(row, x), bisect_right(row, x)
+    if lo < hi:
+        return (lo + hi - 1) / (2 * last)
+    if lo == 0:
+        return 0.0
+    if lo > last:
+        return 1.0
+    return (lo - 1 + (x - row[lo - 1]) / (row[lo] - row[lo - 1])) / last
 
 
 def _check_quantiles(rows: tuple[tuple[float, ...], ...], key: str) -> None:
@@ -361,7 +373,7 @@ class ServiceScheduler(HoldScheduler):
         self.held_seconds = 0
         #: Per user, the time of its latest submission and that job's normal score
         #: (``"per-user"`` levels only).
-        self._users: dict[int, tuple[int, float]] | None = {} if delays.levels == "per-user" else None
+        self._users: dict[int, tuple[int, float]] | None = {} if delays.levels == PER_USER else None
         self._gaps, self._rho = delays.level_gaps, delays.level_rho
         self._rest = tuple(sqrt(1.0 - r * r) for r in self._rho)
         #: ``level_repeat``, or None: no class repeats (and no uniform is drawn for it).
@@ -371,7 +383,7 @@ class ServiceScheduler(HoldScheduler):
         self._shifts = tuple((m, sqrt(1.0 - m * m)) for m in delays.level_states)
         self.states = UserStates() if self._shifts else None
         #: ``"recorded"`` levels: a job's level is where its recorded wait falls.
-        self._recorded = delays.levels == "recorded"
+        self._recorded = delays.levels == RECORDED
 
     @classmethod
     def _load(cls, arg: str | None) -> tuple[ServiceSpec, str]:

@@ -96,6 +96,7 @@ def job_from_record(
     )
     if failures and record.status == STATUS_FAILED and not killed_at_limit:
         job.failed = True
-    # What the log's service (``-s hold``) gives it again; other policies never read it.
+    # What the log's service (``-s hold``) gives it again, and what a fitted service's
+    # recorded levels rank it by; policies never read it.
     job.recorded_wait = int(record.wait_time)
     return job

@@ -12,6 +12,7 @@ from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.level_copula import PER_USER_LEVELS
 from sitesim.analysis.nodes import node_allocation
 from sitesim.analysis.service import (
+    LEVELS,
     MIN_CLASS,
     ServiceFit,
     fit_service,
@@ -93,7 +94,7 @@ def test_the_fit_writes_recorded_levels_or_per_user_ones_with_their_dependence_b
     default = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
     waits = np.array([j.wait for j in jobs])
     assert default.levels == "recorded" and not default.level_rho
-    assert default.recorded_waits == (tuple(float(v) for v in np.round(np.quantile(waits, np.linspace(0, 1, 101)))),)
+    assert default.recorded_waits == (tuple(float(v) for v in np.round(np.quantile(waits, np.linspace(0, 1, LEVELS)))),)
     fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="gaussian")
     assert fit.levels == PER_USER_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
     assert fit.level_repeat == () and fit.findings["service"]["level_rho"]["rho"] == list(fit.level_rho)

@@ -36,3 +36,11 @@ def test_a_wait_inside_a_session_cuts_it_when_measured_on_starts(tmp_path: Path)
     assert submitted["jobs_per_session"] == 2.0 and started["jobs_per_session"] == 1.0
     assert submitted["mean_wait"] == started["mean_wait"] == 1500.0  # the trace's own waits either way
     assert started["utilization"] == submitted["utilization"]  # the same work in the same window
+
+
+def test_without_a_duration_both_take_the_waits_up_to_the_last_submission(tmp_path: Path) -> None:
+    # the last job is submitted last and starts 3,000 s later, after the window: its wait
+    # is left out, however the submissions are taken
+    trace = _trace(tmp_path / "t.swf")
+    for started in (False, True):
+        assert trace_signatures(trace, as_started=started).values["mean_wait"] == (3000 + 3000) / 5

@@ -303,12 +303,17 @@ def test_a_recorded_wait_gives_the_level_where_it_falls_among_its_classs() -> No
     # class 1's log waits: a third 0 s, then 0..600 s linearly; class 2's 10..20 s
     model = DelayModel((1, 4), ((0.0, 1000.0), (0.0, 1000.0)), "recorded",
                        recorded_waits=((0.0, 0.0, 300.0, 600.0), (10.0, 20.0)))
-    assert model.level_of(1, 150.0, 0.9) == pytest.approx(0.5)  # between knots: interpolated
-    assert model.level_of(1, 300.0, 0.9) == pytest.approx(2 / 3)  # on one knot: that level
-    # the run of zeros spans levels 0 to 1/3: the uniform places the job in it
-    assert model.level_of(1, 0.0, 0.0) == 0.0 and model.level_of(1, 0.0, 0.6) == pytest.approx(0.2)
+    # a wait of w s stands for [w - 1/2, w + 1/2): the uniform places the job in that span
+    assert model.level_of(1, 150.0, 0.5) == pytest.approx(0.5)  # between quantiles: interpolated
+    assert model.level_of(1, 150.0, 0.0) == pytest.approx((1 + 149.5 / 300) / 3)
+    assert model.level_of(1, 150.0, 1.0) == pytest.approx((1 + 150.5 / 300) / 3)
+    assert model.level_of(1, 300.0, 0.5) == pytest.approx(2 / 3)  # on one quantile: around it, not at it
+    assert model.level_of(1, 300.0, 0.0) < 2 / 3 < model.level_of(1, 300.0, 1.0)
+    # the run of zeros spans levels 0 to 1/3 (and 0.5 s more): the uniform places the job in it
+    assert model.level_of(1, 0.0, 0.0) == 0.0
+    assert model.level_of(1, 0.0, 0.6) == pytest.approx(0.6 * (1 + 0.5 / 300) / 3)
     assert model.level_of(4, 5.0, 0.5) == 0.0 and model.level_of(9, 50.0, 0.5) == 1.0  # outside: the ends
-    assert model.at_level(1, model.level_of(1, 150.0, 0.0)) == 500
+    assert model.at_level(1, model.level_of(1, 150.0, 0.5)) == 500
 
 
 def _recorded_run(model: DelayModel, waits: list[int]) -> list[int]:
@@ -328,13 +333,19 @@ def _recorded_run(model: DelayModel, waits: list[int]) -> list[int]:
 def test_recorded_levels_delay_a_job_by_its_rank_and_keep_the_levels_uniform() -> None:
     ranked = ((0.0, 0.0, 300.0, 600.0),)
     model = DelayModel((64,), ((0.0, 3000.0),), "recorded", recorded_waits=ranked)
-    # 150 s is at level 0.5, 600 s at 1: delays 1,500 s and 3,000 s, whatever the draw
-    assert _recorded_run(model, [150, 600, 150]) == [1500, 3000, 1500]
+    # 150 s is about level 0.5, 600 s the top: delays of about 1,500 s and 3,000 s (the
+    # draw places each within its half-second either side: a few seconds of delay)
+    delays = _recorded_run(model, [150, 600, 150])
+    assert abs(delays[0] - 1500) <= 3 and abs(delays[2] - 1500) <= 3 and 2995 <= delays[1] <= 3000
     # waits drawn as the log's (a third zeros) give uniform levels: zeros spread over [0, 1/3)
     rng = np.random.default_rng(2)
     waits = [0 if rng.random() < 1 / 3 else int(rng.uniform(0, 600)) for _ in range(6000)]
     levels = np.sort(np.array(_recorded_run(model, waits)) / 3000)
     assert np.max(np.abs(levels - (np.arange(levels.size) + 0.5) / levels.size)) < 0.03
+    # waits all on one quantile are spread over the levels around it, not put at one
+    lumped = DelayModel((64,), ((0.0, 3000.0),), "recorded", recorded_waits=((0.0, 10.0, 20.0),))
+    on_knot = np.array(_recorded_run(lumped, [10] * 400)) / 3000
+    assert on_knot.min() >= 0.475 - 1e-9 and on_knot.max() <= 0.525 + 1e-9 and np.std(on_knot) > 0.01
     # a job without a recorded wait draws its level apart, from the service's stream
     apart = _recorded_run(model, [-1] * 2000)
     assert abs(np.mean(apart) - 1500) < 100 and len(set(apart)) > 1000
@@ -359,3 +370,7 @@ def test_recorded_waits_are_read_checked_and_written_only_with_recorded_levels()
         ServiceSpec.from_table(tomllib.loads(base + 'levels = "recorded"\nrecorded_waits = [[0, 5], [1, 2]]\n'
                                              'level_rho = [0.5]\n'), "site.toml")
     assert err.value.field == "service.level_rho"
+    with pytest.raises(InputError) as err:  # the classes' own fault is named first
+        ServiceSpec.from_table(tomllib.loads('nodes = 4\nsize_classes = [2, 4]\ndelays = [[0, 1], [0, 1], [0, 1]]\n'
+                                             'levels = "recorded"\nrecorded_waits = [[0, 5], [1, 2]]\n'), "site.toml")
+    assert err.value.field == "service.delays"
