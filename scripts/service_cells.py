@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from sitesim.runs.replay import ReplayConfig, run_replay
-from sitesim.workload.calendar import Clock
+from sitesim.workload.calendar import DAY_END, DAY_START, Clock
 from sitesim.workload.swf import SwfReader
 
 #: Upper edges of the runtime classes (s): 10 min, 1 h, 4 h, 12 h; the last class is longer.
@@ -50,7 +50,8 @@ def read(path: Path) -> tuple[dict[int, tuple[int, int, int, int]], Clock]:
 
 
 def cells(jobs: dict[int, tuple[int, int, int, int]]) -> tuple[list[int], dict[int, tuple[int, int]]]:
-    """The size classes (powers of two up to the largest job) and each job's (size class, runtime class)."""
+    """The size classes (powers of two up to the largest job, in the log's own units:
+    processors, or nodes where it records them) and each job's (size class, runtime class)."""
     largest = max(size for size, _, _, _ in jobs.values())
     classes = [2**k for k in range(int(np.ceil(np.log2(largest))) + 1)]
     return classes, {
@@ -62,8 +63,10 @@ def cells(jobs: dict[int, tuple[int, int, int, int]]) -> tuple[list[int], dict[i
 def table(classes: list[int], where: dict[int, tuple[int, int]], columns: dict[str, dict[int, float]]) -> list[str]:
     """Markdown: per size class and runtime class, the mean wait of each column's jobs
     (thousands of seconds; the log's jobs in the cell, whichever each column has)."""
-    names = ["up to 10 min", "10 min-1 h", "1-4 h", "4-12 h", "over 12 h"]
-    out = ["| nodes | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    names = [f"up to {_span(RUNTIME_EDGES[0])}",
+             *(f"{_span(a)}-{_span(b)}" for a, b in zip(RUNTIME_EDGES, RUNTIME_EDGES[1:], strict=False)),
+             f"over {_span(RUNTIME_EDGES[-1])}"]
+    out = ["| size | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     label = " / ".join(columns)
     for k, bound in enumerate(classes):
         row = []
@@ -99,14 +102,19 @@ def explained(jobs: dict[int, tuple[int, int, int, int]], where: dict[int, tuple
             f" by the size and runtime classes: {share(both):.3f}")
 
 
+def _span(seconds: int) -> str:
+    """A runtime edge for a column's name: minutes under an hour, else hours."""
+    return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600} h"
+
+
 def daytime(jobs: dict[int, tuple[int, int, int, int]], classes: list[int], clock: Clock) -> list[str]:
     """Markdown: per size class, its jobs and the share started on weekdays 08:00-18:00 local time."""
     sizes = np.array([s for s, _, _, _ in jobs.values()])
     starts = np.array([sub + max(wait, 0) for _, _, wait, sub in jobs.values()], dtype=np.float64)
-    hour = clock.hour_of_week(starts)
-    day = (hour < 5 * 24) & (hour % 24 >= 8) & (hour % 24 < 18)
+    hour = clock.hour_of_week(starts)  # from Monday 00:00: Saturday begins at hour 120
+    day = (hour < 5 * 24) & (hour % 24 >= DAY_START) & (hour % 24 < DAY_END)
     klass = np.searchsorted(classes, sizes)
-    out = ["| nodes | jobs | started on weekdays 08:00-18:00 |", "|---|---:|---:|"]
+    out = [f"| size | jobs | started on weekdays {DAY_START:02d}:00-{DAY_END:02d}:00 |", "|---|---:|---:|"]
     for k, bound in enumerate(classes):
         mine = klass == k
         if mine.any():
