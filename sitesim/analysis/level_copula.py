@@ -280,8 +280,10 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
         mine = wait[klass == k]
         counts.append(int(mine.size))
         rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))))
-    findings: dict[str, object] = {"jobs_per_class": counts,
-                "why": "each job's level is where its recorded wait falls among its size class's waits in the log"}
+    findings: dict[str, object] = {
+        "jobs_per_class": counts,
+        "why": "each job's level is where its recorded wait falls among its size class's waits in the log",
+    }
     return FittedLevels((), (), (), "level_recorded", findings, RECORDED_LEVELS, tuple(rows))
 
 
@@ -291,8 +293,8 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
 #: (:func:`level_correlation`), or the mixture fitted on levels (:func:`level_dependence`).
 #: Why recorded: on the development logs it met 42 of 43 rules on every seed against
 #: the Gaussian copula's 41 (the mixture's 41), decided by a rule set before the run;
-#: the held-out pair, 21 of 22 against 17 and 15 (docs/service.md, "Levels from the
-#: recorded waits").
+#: the held-out pair was reported beside it, not used to decide (docs/service.md,
+#: "Levels from the recorded waits").
 LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int], int], FittedLevels]] = {
     RECORDED_LEVELS: _recorded,
     "gaussian": _gaussian,

@@ -122,9 +122,9 @@ def as_recorded_starts(jobs: list[TraceJob]) -> list[TraceJob]:
     Why: such a log (NASA-iPSC, the shared one, whose header says "the given submit
     times are actually start times"; a log without waits need not be one, and this
     assumes it is) has its signatures, and its fitted users' think times, measured on
-    starts, so whatever its jobs waited is inside its gaps. A simulated trace measured on its submissions
-    counts the simulated waits once more; measured as that accounting would have
-    recorded it, like is compared with like (docs/validation.md)."""
+    starts, so whatever its jobs waited is inside its gaps. A simulated trace measured
+    on its submissions counts the simulated waits once more; measured as that
+    accounting would have recorded it, like is compared with like (docs/validation.md)."""
     started = [attrs.evolve(j, submit=j.submit + j.wait, wait=0.0) for j in jobs]
     started.sort(key=lambda j: (j.submit, j.job))
     return started
