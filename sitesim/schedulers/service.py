@@ -60,10 +60,11 @@ gives each job its recorded wait instead, the log's own service). The table hold
   and a draw places the job within the span of levels that covers (the many waits of
   0 s share their run of equal quantiles' span). A job without a recorded wait draws
   its level apart. Levels stay uniform to within the table's resolution, so the
-  delays' distribution is the table's; what is kept from the log is *which* jobs waited long for their size, and
-  with it everything a parametric copula approximates: that a user's consecutive jobs,
-  and a batch's, waited alike, the persistence of long waits, their tie to the jobs'
-  runtimes and to their users' states. How long they wait is the delays' (calibrated)
+  delays' distribution is the table's; what is kept from the log is *which* jobs
+  waited long for their size, and with it everything a parametric copula
+  approximates: that a user's consecutive jobs, and a batch's, waited alike, the
+  persistence of long waits, their tie to the jobs' runtimes and to their users'
+  states. How long they wait is the delays' (calibrated)
   and the machine's. Why: with the per-user copula the closed loop's sessions were too
   long and held too few jobs (docs/service.md, "Levels from the recorded waits").
 - ``level_repeat`` (optional, ``"per-user"`` only): per gap class, the chance that a
