@@ -26,9 +26,9 @@ gives each job its recorded wait instead, the log's own service). The table hold
   levels from 0 to 1 (non-decreasing); a job's delay is read off them at a uniform
   draw (its *level*), by linear interpolation;
 - ``levels`` (optional): ``"per-job"`` (the default, and what tables written before the
-  key read as), an independent level for every job; ``"recorded"`` (what ``sitesim
-  fit`` writes, below); or ``"per-user"`` (``sitesim fit --levels gaussian`` or
-  ``mixture``): each user's levels follow a Gaussian copula, a first-order
+  key read as), an independent level for every job; ``"per-user"``, what ``sitesim
+  fit`` writes (``--levels gaussian`` or ``mixture``): each user's levels follow a
+  Gaussian copula, a first-order
   autoregression in the order of its submissions, whose correlation with the user's
   previous level depends on the time since that submission (``level_gaps``: the
   upper edges of the gap classes in seconds, ascending; ``level_rho``: the correlation
@@ -52,7 +52,8 @@ gives each job its recorded wait instead, the log's own service). The table hold
   that continue a session waited far less than the others of their size, jobs in a
   batch somewhat more (docs/service.md, "The user's state"), and a scheduler sees that
   state (which of a user's jobs ended, and when). Tables without the key draw as before.
-- ``levels = "recorded"`` and ``recorded_waits``: each job's level is where the wait
+- ``levels = "recorded"`` and ``recorded_waits`` (``sitesim fit --levels recorded``):
+  each job's level is where the wait
   it had in the log (``Job.recorded_wait``: a fitted user's resampled batch carries its
   jobs' waits, as ``hold`` reads them; a replayed record its own) falls among the log's
   waits of its size class, ``recorded_waits`` holding their quantiles at evenly spaced

@@ -91,11 +91,11 @@ def test_a_fit_gives_each_class_the_quantiles_of_its_fit_waits() -> None:
 def test_the_fit_writes_recorded_levels_or_per_user_ones_with_their_dependence_by_the_gap() -> None:
     rng = np.random.default_rng(3)
     jobs = [job(i, i * 30, float(rng.integers(0, 10_000)), 10, 1, user=i % 2) for i in range(400)]
-    default = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))
+    recorded = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="recorded")
     waits = np.array([j.wait for j in jobs])
-    assert default.levels == "recorded" and not default.level_rho
-    assert default.recorded_waits == (tuple(float(v) for v in np.round(np.quantile(waits, np.linspace(0, 1, LEVELS)))),)
-    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="gaussian")
+    assert recorded.levels == "recorded" and not recorded.level_rho
+    assert recorded.recorded_waits == (tuple(float(v) for v in np.round(np.quantile(waits, np.linspace(0, 1, LEVELS)))),)
+    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))  # the default: per user
     assert fit.levels == PER_USER_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
     assert fit.level_repeat == () and fit.findings["service"]["level_rho"]["rho"] == list(fit.level_rho)
     mixture = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="mixture")

@@ -154,3 +154,21 @@ def test_levels_drawn_per_job_get_no_states_shifts() -> None:
     fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
                        level_gaps=(), level_rho=(), level_repeat=())
     assert calibrate(jobs, fit).level_states == ()
+
+
+def test_recorded_levels_keep_delays_the_policy_alone_would_explain() -> None:
+    # Why recorded levels are not the fit's default (docs/service.md): on the log of
+    # the test above, whose waits EASY alone gives, delays drawn at each job's own
+    # recorded rank reproduce the log's waits as well, so the calibration sees no gap
+    # and keeps the fit-waits it should have dropped.
+    truth = ServiceFit(NODES, "easy", (NODES,), ((0.0, 0.0),))
+    jobs = _log()
+    waits = replay_waits(jobs, truth, DelayModel(truth.size_classes, truth.delays))
+    easy = [TraceJob(j.job, j.submit, float(w), j.run, j.size, j.requested_time, 1, j.user, -1)
+            for j, w in zip(jobs, waits, strict=True)]
+    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]), level_model="recorded")
+    calibrated = calibrate(easy, fit)
+    replay = calibrated.findings["service"]["calibration"]["replays"][0]["mean_wait"]
+    assert replay["replay"] == pytest.approx(replay["log"], rel=0.01)
+    kept = DelayModel(calibrated.size_classes, calibrated.delays).mean
+    assert sum(kept) > 0.9 * sum(DelayModel(fit.size_classes, fit.delays).mean) > 0
