@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, FIT_LEVEL_MODELS
 from sitesim.runs.fit import fit_log
 from sitesim.runs.replay import ReplayConfig, run_replay
 from sitesim.runs.sitefile import load_site_file, replay_on_site
@@ -75,9 +76,9 @@ def replay(config: ReplayConfig, out: Path) -> dict[int, tuple[int, int]]:
     return waits(out / "schedule.swf")
 
 
-def measure(name: str, trace: Path, seeds: int, work: Path) -> dict[str, object]:
+def measure(name: str, trace: Path, seeds: int, work: Path, levels: str = FIT_LEVEL_MODEL) -> dict[str, object]:
     site = work / name / "site"
-    fit_log(trace, site)
+    fit_log(trace, site, levels=levels)
     log = waits(trace)
     on_site = replay_on_site(load_site_file(site / "site.toml"), {})
     service = [
@@ -150,13 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="the held-out pair instead of the development logs")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of the service's replays (default 5)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the docs as they are")
+    parser.add_argument("--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
+                        help="how the fitted service's levels are fitted (sitesim fit --levels); other than the"
+                        " default, with --no-write only: the docs hold the default's tables")
     args = parser.parse_args(argv)
+    if args.levels != FIT_LEVEL_MODEL and not args.no_write:
+        parser.error(f"--levels {args.levels} needs --no-write: docs/service.md holds the default's ({FIT_LEVEL_MODEL})")
     names = HELD_OUT if args.held_out else DEVELOPMENT
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             (trace,) = sorted(args.traces.glob(f"{name}-*.swf*"))
-            results.append(measure(name, trace, args.seeds, Path(tmp)))
+            results.append(measure(name, trace, args.seeds, Path(tmp), args.levels))
             print(f"# {name} done", file=sys.stderr)
     table = rows(results)
     lines = markdown(table)

@@ -217,7 +217,7 @@ def main() -> int:
     parser.add_argument("--other-gaps", action="store_true",
                         help="also fit with each other kind of gaps inside a batch than the fit's default")
     parser.add_argument("--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
-                        help="fit the service's per-user levels so (sitesim fit --levels); other than the"
+                        help="how the service's levels are fitted (sitesim fit --levels); other than the"
                         f" default ({FIT_LEVEL_MODEL}) it needs --doc, since {DOC.name} holds the default's results")
     parser.add_argument("--save", type=Path, help="also pickle the measured results to this file")
     parser.add_argument("--load", type=Path, help="write the document from results pickled by --save")

@@ -66,7 +66,10 @@ gives each job its recorded wait instead, the log's own service). The table hold
   approximates: that a user's consecutive jobs, and a batch's, waited alike, the
   persistence of long waits, their tie to the jobs' runtimes and to their users'
   states. How long they wait is the delays' (calibrated)
-  and the machine's. Why: with the per-user copula the closed loop's sessions were too
+  and the machine's. Not the fit's default: a site-level run's trace holds each job's
+  simulated wait in field 3, not the log's it was ranked by, so a replay of it does not
+  reproduce its schedule; and the calibration keeps delays the base policy's queueing
+  alone would explain. Why: with the per-user copula the closed loop's sessions were too
   long and held too few jobs (docs/service.md, "Levels from the recorded waits").
 - ``level_repeat`` (optional, ``"per-user"`` only): per gap class, the chance that a
   job repeats its user's previous score outright; otherwise the autoregression above

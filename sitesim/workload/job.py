@@ -57,7 +57,7 @@ class Job:
     #: The wait this job had in the log it reproduces (a fitted user's resampled job's
     #: wait in its log, a replayed record's SWF field 3), -1 if none: what ``hold``
     #: serves it (sitesim/schedulers/hold.py), and where a fitted service with
-    #: recorded levels ranks it (sitesim/schedulers/service.py); no policy reads it.
+    #: recorded levels ranks it (sitesim/schedulers/service.py); no base policy reads it.
     recorded_wait: int = -1
 
     @property
