@@ -77,14 +77,20 @@ def test_the_calibrated_service_waits_as_the_log_did_where_the_fit_waits_alone_f
     assert [c["size_class"] for c in first["per_class"]] == list(fit.size_classes)
 
 
-def test_where_the_policy_alone_explains_the_waits_the_delays_all_but_vanish() -> None:
-    # The same jobs with the waits EASY alone gives them: the fit-waits (jobs a
-    # reservation kept from backfilling while their size fit) would count them twice.
+def _easy_log() -> list[TraceJob]:
+    """The jobs of :func:`_log` with the waits EASY alone gives them on the machine."""
     truth = ServiceFit(NODES, "easy", (NODES,), ((0.0, 0.0),))
     jobs = _log()
     waits = replay_waits(jobs, truth, DelayModel(truth.size_classes, truth.delays))
-    easy = [TraceJob(j.job, j.submit, float(w), j.run, j.size, j.requested_time, 1, j.user, -1)
+    return [TraceJob(j.job, j.submit, float(w), j.run, j.size, j.requested_time, 1, j.user, -1)
             for j, w in zip(jobs, waits, strict=True)]
+
+
+def test_where_the_policy_alone_explains_the_waits_the_delays_all_but_vanish() -> None:
+    # The same jobs with the waits EASY alone gives them: the fit-waits (jobs a
+    # reservation kept from backfilling while their size fit) would count them twice.
+    easy = _easy_log()
+    waits = [j.wait for j in easy]
     fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]))
     calibrated = calibrate(easy, fit)
     before = DelayModel(fit.size_classes, fit.delays).mean
@@ -161,11 +167,7 @@ def test_recorded_levels_keep_delays_the_policy_alone_would_explain() -> None:
     # the test above, whose waits EASY alone gives, delays drawn at each job's own
     # recorded rank reproduce the log's waits as well, so the calibration sees no gap
     # and keeps the fit-waits it should have dropped.
-    truth = ServiceFit(NODES, "easy", (NODES,), ((0.0, 0.0),))
-    jobs = _log()
-    waits = replay_waits(jobs, truth, DelayModel(truth.size_classes, truth.delays))
-    easy = [TraceJob(j.job, j.submit, float(w), j.run, j.size, j.requested_time, 1, j.user, -1)
-            for j, w in zip(jobs, waits, strict=True)]
+    easy = _easy_log()
     fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]), level_model="recorded")
     calibrated = calibrate(easy, fit)
     first = calibrated.findings["service"]["calibration"]["replays"][0]
