@@ -68,10 +68,13 @@ def table(classes: list[int], where: dict[int, tuple[int, int]], columns: dict[s
              f"over {_span(RUNTIME_EDGES[-1])}"]
     out = ["| size | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     label = " / ".join(columns)
+    by_cell: dict[tuple[int, int], list[int]] = {}
+    for j, c in where.items():
+        by_cell.setdefault(c, []).append(j)
     for k, bound in enumerate(classes):
         row = []
         for r in range(len(names)):
-            mine = [j for j, c in where.items() if c == (k, r)]
+            mine = by_cell.get((k, r), [])
             if len(mine) < MIN_JOBS:
                 row.append("-")
                 continue

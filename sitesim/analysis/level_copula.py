@@ -73,6 +73,12 @@ MAX_RHO = 0.99
 _NORMAL = NormalDist()
 
 
+def size_class_index(size: np.ndarray, size_classes: Sequence[int]) -> np.ndarray:
+    """Each job's size class, as :meth:`sitesim.schedulers.service.DelayModel.class_of`
+    gives it: the first whose largest size is at least the job's, the last for any larger."""
+    return np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
+
+
 @define(slots=True, frozen=True)
 class LevelDependence:
     """Per gap class: the mixture fitted (``repeat``, ``rho``) and what it was fitted to
@@ -258,12 +264,6 @@ def _gaussian(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
 def _mixture(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:
     found = level_dependence(jobs, size_classes)
     return FittedLevels(found.gaps, found.rho, found.repeat, "level_dependence", found.findings())
-
-
-def size_class_index(size: np.ndarray, size_classes: Sequence[int]) -> np.ndarray:
-    """Each job's size class, as :meth:`sitesim.schedulers.service.DelayModel.class_of`
-    gives it: the first whose largest size is at least the job's, the last for any larger."""
-    return np.minimum(np.searchsorted(np.asarray(size_classes), size, side="left"), len(size_classes) - 1)
 
 
 def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: int) -> FittedLevels:

@@ -26,7 +26,7 @@ import numpy as np
 from attrs import define, field
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, fit_levels
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, fit_levels, size_class_index
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.limits import MAX_TABLE_SECONDS
 from sitesim.workload.swf_header import SwfHeader
@@ -205,12 +205,8 @@ def fit_service(
     waits = np.minimum(waits, MAX_TABLE_SECONDS)
     classes = size_classes(size, nodes)
     levels = np.linspace(0.0, 1.0, LEVELS)
-    rows = []
-    lower = 0
-    for b in classes:
-        mine = waits[(size > lower) & (size <= b)] if b != classes[-1] else waits[size > lower]
-        rows.append(tuple(float(v) for v in np.round(np.quantile(mine, levels))))
-        lower = b
+    klass = size_class_index(size, classes)
+    rows = [tuple(float(v) for v in np.round(np.quantile(waits[klass == k], levels))) for k in range(len(classes))]
     mean_wait = float(wait.mean())
     measured = (f"jobs waited {waits.mean():,.0f} s on average while their size fit in idle nodes"
                 f" ({waits.sum() / max(wait.sum(), 1):.0%} of all waiting)")
