@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitesim.errors import InputError
 from sitesim.runs.sitefile import load_site_file, replay_on_site, site_config
@@ -374,3 +375,23 @@ def test_recorded_waits_are_read_checked_and_written_only_with_recorded_levels()
         ServiceSpec.from_table(tomllib.loads('nodes = 4\nsize_classes = [2, 4]\ndelays = [[0, 1], [0, 1], [0, 1]]\n'
                                              'levels = "recorded"\nrecorded_waits = [[0, 5], [1, 2]]\n'), "site.toml")
     assert err.value.field == "service.delays"
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(
+    steps=st.lists(st.integers(0, 500), min_size=1, max_size=12),
+    wait=st.integers(0, 6000),
+    first=st.floats(0.0, 1.0),
+    second=st.floats(0.0, 1.0),
+)
+def test_recorded_levels_stay_in_range_and_never_rank_a_longer_wait_lower(
+    steps: list[int], wait: int, first: float, second: float
+) -> None:
+    # any table of whole-second quantiles (runs of equal ones included): a level is in
+    # [0, 1], and a wait a second longer never gets a lower level, whatever the draws
+    # (a wait's span ends where the next second's begins)
+    row = tuple(float(v) for v in np.cumsum([0, *steps]))
+    model = DelayModel((1,), ((0.0, 100.0),), "recorded", recorded_waits=(row,))
+    level = model.level_of(1, float(wait), first)
+    assert 0.0 <= level <= 1.0
+    assert model.level_of(1, float(wait + 1), second) >= level - 1e-12
