@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS, fit_levels
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
@@ -39,10 +41,28 @@ def fit_log_service(
         # again what the per-user correlation already carries (docs/service.md, "The
         # user's state"); recorded levels carry it themselves.
         kept = kept_jobs(jobs)  # made once for the replays of both
-        measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=level_model)
-        return calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
+        # Recorded levels are calibrated under the copula's: ranked by the log's own
+        # waits, a job the policy made wait draws a long delay too, and the calibration
+        # could no longer tell the queueing from the delays (docs/service.md).
+        calibrated_under = FIT_LEVEL_MODEL if level_model == RECORDED_LEVELS else level_model
+        measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=calibrated_under)
+        calibrated = calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
+        return calibrated if level_model == calibrated_under else run_at_recorded_levels(calibrated, jobs)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
+
+
+def run_at_recorded_levels(calibrated: ServiceFit, jobs: Sequence[TraceJob]) -> ServiceFit:
+    """``calibrated``'s delays, read in the run at each job's recorded level: where its
+    wait in the log falls among its size class's (:func:`fit_levels`, ``recorded``).
+    The copula's keys go (a run reads one kind of level); what it fitted stays in the
+    findings, with the note of which levels the delays were calibrated under."""
+    recorded = fit_levels(RECORDED_LEVELS, jobs, calibrated.size_classes, len(calibrated.delays[0]))
+    service = {**calibrated.findings["service"], recorded.findings_key: recorded.findings,
+               "calibrated_under": calibrated.levels}
+    return attrs.evolve(calibrated, levels=RECORDED_LEVELS, level_gaps=(), level_rho=(), level_states=(),
+                        level_repeat=(), recorded_waits=recorded.recorded,
+                        findings={**calibrated.findings, "service": service})
 
 
 def service_lines(fit: ServiceFit) -> list[str]:
