@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import starmap
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -208,6 +208,7 @@ class TraceReplay(OpenReplay):
         failures: bool = True,
         shaper: Callable[[Job], Job] | None = None,
         per_node: int = 1,
+        recorded_waits: Mapping[int, int] | None = None,
     ) -> None:
         self.reader = reader
         self.estimates = estimates
@@ -216,11 +217,14 @@ class TraceReplay(OpenReplay):
         #: Processors per node of a machine whose nodes go whole to jobs: a record's
         #: size (processors) becomes its node demand (sitesim.workload.replay).
         self.per_node = per_node
+        #: Each job's recorded wait by number, where the trace's field 3 is not it (a
+        #: site-level run's trace: sitesim.workload.recorded_waits); None: field 3.
+        self.recorded_waits = recorded_waits
         super().__init__(site, load_factor=load_factor, shaper=shaper)
 
     def checked(self) -> Iterator[Job]:
         return check_records(self.reader, self.estimates, self.rng, self.counts, failures=self.failures,
-                             per_node=self.per_node)
+                             per_node=self.per_node, recorded_waits=self.recorded_waits)
 
 
 class CheckedJobs:
@@ -290,11 +294,13 @@ def check_records(
     *,
     failures: bool = True,
     per_node: int = 1,
+    recorded_waits: Mapping[int, int] | None = None,
 ) -> Iterator[Job]:
     """The jobs of ``reader``'s records, in trace order, by the record rules (module
     docstring of :mod:`sitesim.workload.replay`): a record of unknown size or runtime
     is counted (``counts.unknown``), a repeated job number or a time out of order or
-    range is an input error naming the record's line.
+    range is an input error naming the record's line. ``recorded_waits``: each job's
+    recorded wait by number, in place of its field 3 (a job not in it has none, -1).
 
     This loop runs once per record of every replay, so the usual case (a new job
     number, times in range) is tested first in a few comparisons, and each check
@@ -318,6 +324,8 @@ def check_records(
         if job is None:
             counts.unknown += 1
             continue
+        if recorded_waits is not None:  # field 3 is the job's wait in a run, not in its log
+            job.recorded_wait = recorded_waits.get(record.job_number, -1)
         submit = job.submit
         if not previous <= submit <= MAX_SECONDS or job.runtime > MAX_SECONDS or (
             record.requested_time > MAX_SECONDS

@@ -30,6 +30,7 @@ from sitesim.runs.outdir import OutputDir
 from sitesim.runs.progress import run_with_progress, wanted
 from sitesim.schedulers.base import Scheduler
 from sitesim.workload.files import atomic_text_write
+from sitesim.workload.recorded_waits import RecordedWaitWriter, recorded_waits_path
 from sitesim.workload.schedule import ScheduleWriter
 
 
@@ -58,6 +59,8 @@ class RunAssembly:
         for observer in observers:
             self.site.observe(observer)
         self.writer: ScheduleWriter | None = None
+        #: The jobs' recorded waits beside the schedule, when asked (:meth:`write_schedule`).
+        self.recorded_writer: RecordedWaitWriter | None = None
         #: The users' sessions, when users are simulated (:meth:`record_productivity`).
         self.recorder: ProductivityRecorder | None = None
 
@@ -67,13 +70,21 @@ class RunAssembly:
         self.recorder = ProductivityRecorder(shift)
         return self.recorder
 
-    def write_schedule(self, out: Path, name: str, header: list[str], stack: ExitStack) -> OutputDir:
+    def write_schedule(
+        self, out: Path, name: str, header: list[str], stack: ExitStack, *, recorded_waits: bool = False,
+    ) -> OutputDir:
         """Stream the schedule as SWF to ``out/name``; returns the staged output
-        directory, published with every file in it only if the run succeeds."""
+        directory, published with every file in it only if the run succeeds. With
+        ``recorded_waits``, the jobs' recorded waits go beside it
+        (:mod:`sitesim.workload.recorded_waits`), so a replay gives each the same."""
         staged = stack.enter_context(OutputDir(out))
         stream = stack.enter_context(atomic_text_write(staged.path(name)))
         self.writer = ScheduleWriter(stream, header)
         self.site.observe(self.writer)
+        if recorded_waits:
+            waits = stack.enter_context(atomic_text_write(staged.path(recorded_waits_path(name).name)))
+            self.recorded_writer = RecordedWaitWriter(waits)
+            self.site.observe(self.recorded_writer)
         return staged
 
     def run(self, until: int | None = None, *, progress: bool | None = None) -> None:
@@ -92,6 +103,8 @@ class RunAssembly:
             self.recorder.close(self.metrics.end)
         if self.writer is not None:
             self.writer.close()
+        if self.recorded_writer is not None:
+            self.recorded_writer.close()
         summary: dict[str, Any] = self.metrics.system_summary()
         return summary, self.scheduler.report(self.metrics.window)
 

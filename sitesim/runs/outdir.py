@@ -31,11 +31,12 @@ from pathlib import Path
 from types import TracebackType
 
 from sitesim.errors import InputError
+from sitesim.workload.recorded_waits import recorded_waits_path
 
 #: Every file name a run writes into its output directory. A directory holding only
 #: these (a previous run's outputs) may be replaced; a new output file adds its name here.
 OUTPUT_NAMES: frozenset[str] = frozenset({
-    "summary.json", "stats.txt", "trace.swf", "schedule.swf",  # simulations
+    "summary.json", "stats.txt", "trace.swf", "schedule.swf", recorded_waits_path("trace.swf").name,  # simulations
     "empirical.json", "population.json", "site.toml",  # sitesim fit
 })
 

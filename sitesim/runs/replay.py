@@ -34,6 +34,7 @@ from sitesim.schedulers.base import Scheduler
 from sitesim.workload.estimates import EstimateModel, make_estimates
 from sitesim.workload.nodes import replay_divisor, sizes_note
 from sitesim.workload.replay import ReplayCounts
+from sitesim.workload.recorded_waits import read_recorded_waits, recorded_waits_path
 from sitesim.workload.swf import SwfReader
 
 if TYPE_CHECKING:  # moldable jobs: only runs that use them
@@ -226,15 +227,19 @@ def run_replay(
 
             shaper = Replacement.for_site(config.moldable, run.site, config.seed)
         kind = TRACE_SOURCES.resolve(_job_source(config) if source is None else source)
+        beside = recorded_waits_path(config.trace)
+        recorded = read_recorded_waits(beside) if beside.is_file() else None
         feed = TraceFeed(
             run, reader, estimates, rng, config.load_factor, config.failures == "trace", shaper, config.feedback,
-            per_node,
+            per_node, recorded,
         )
         header = [
             *reader.header.lines,
             f"; sitesim: schedule of {kind.described(feed)}, scheduler {config.scheduler},"
             f" estimates {config.estimates}, load factor {config.load_factor:g}, nodes {nodes}",
             *([sizes_note(per_node)] if per_node != 1 else []),
+            *([f"; Note: each job's recorded wait is read from {beside.name}, not field 3"] if recorded is not None
+              else []),
             *([f"; Note: {note}"] if (note := scheduler.note()) else []),
         ]
 
@@ -254,7 +259,8 @@ def run_replay(
                 counts=attrs.asdict(replay.counts),
                 metrics=run.metrics,
                 violations=violations.summary(),
-                report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {})},
+                report={**replay.report(), **report, **({"moldable": shaper.summary()} if shaper else {}),
+                        **({"recorded_waits": beside.name} if recorded is not None else {})},
                 replacement=shaper,
                 productivity=productivity,
             )

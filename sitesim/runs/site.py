@@ -269,4 +269,7 @@ def run_site(
         return run_source(
             run, lambda: users_source, finish, stack, out=out, schedule="trace.swf",
             header=trace_header(config, clock, scheduler.note()), until=config.duration, progress=progress,
+            # fitted users' jobs carry the waits they had in the log (what ``hold`` and
+            # recorded levels read): kept beside the trace, so a replay gives them again
+            recorded_waits=config.population is not None,
         )

@@ -57,6 +57,7 @@ def run_source(
     header: list[str],
     until: int | None = None,
     progress: bool | None = None,
+    recorded_waits: bool = False,
 ) -> R:
     """Run the job source that ``source()`` attaches to ``run``'s site; return the result.
 
@@ -65,11 +66,12 @@ def run_source(
     directory only if the whole run succeeds. The source is built after the schedule
     writer is attached, so a source that observes the site hears of each event after
     the writer, as it always has. The run lasts until ``until`` (None: until no event
-    is left), which also ends the observation window. ``finish(source, summary,
+    is left), which also ends the observation window. ``recorded_waits``: the jobs'
+    recorded waits go beside the schedule (:meth:`RunAssembly.write_schedule`). ``finish(source, summary,
     scheduler_report)`` turns the closed run into the result, and may refuse it (a
     replay that replayed nothing).
     """
-    staged = run.write_schedule(out, schedule, header, stack) if out is not None else None
+    staged = run.write_schedule(out, schedule, header, stack, recorded_waits=recorded_waits) if out is not None else None
     built = source()
     built.start()
     run.run(until=until, progress=progress)

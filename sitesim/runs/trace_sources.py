@@ -15,6 +15,7 @@ only by the kind that builds it, so a plain replay never loads it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from attrs import define
@@ -50,11 +51,14 @@ class TraceFeed:
     session_starts: str | None
     #: Processors per node of a machine whose nodes go whole to jobs (1: sizes as recorded).
     per_node: int = 1
+    #: Each job's recorded wait by number, read beside a site-level run's trace
+    #: (sitesim.workload.recorded_waits); None: each record's field 3.
+    recorded_waits: Mapping[int, int] | None = None
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments every :class:`TraceReplay` takes after its three."""
         return {"load_factor": self.load_factor, "rng": self.rng, "failures": self.failures, "shaper": self.shaper,
-                "per_node": self.per_node}
+                "per_node": self.per_node, "recorded_waits": self.recorded_waits}
 
 
 class TraceKind:

@@ -70,6 +70,8 @@ def test_same_seed_same_bytes_different_seed_differs(tmp_path: Path) -> None:
         first, again, other = ((r / name).read_bytes() for r in runs)
         assert first == again, name
         assert first != other, name
+    # no fitted users, no recorded waits: nothing beside the trace
+    assert sorted(p.name for p in runs[0].iterdir()) == ["stats.txt", "summary.json", "trace.swf"]
 
 
 def test_easy_serves_at_least_as_many_jobs_as_fcfs_for_the_same_users() -> None:

@@ -183,15 +183,19 @@ def test_feedback_replay_of_own_trace_reproduces_the_schedule_exactly(
     assert result.violations["with_dependency"] == len(site_jobs) - result.violations["no_dependency"]
 
 
-@pytest.mark.parametrize("scheduler", ["fcfs", "easy"])
-def test_feedback_replay_of_a_fitted_sites_trace_is_exact(tmp_path: Path, scheduler: str) -> None:
+@pytest.mark.parametrize(("scheduler", "levels"), [("fcfs", "gaussian"), ("easy", "gaussian"), ("easy", "recorded")])
+def test_feedback_replay_of_a_fitted_sites_trace_is_exact(tmp_path: Path, scheduler: str, levels: str) -> None:
     """Fitted sites (docs/population.md) have sessions that end: session starts name no
-    dependency and come at their recorded times, batches inside sessions wait."""
+    dependency and come at their recorded times, batches inside sessions wait. With
+    recorded levels, each job's level is ranked by the wait it had in the log, which
+    the trace's field 3 is not: the run keeps those beside its trace, and the replay
+    reads them."""
     from sitesim.cli import main
     from sitesim.runs.sitefile import load_site_file, site_config
     from tests.runs.test_fit import office_log
 
-    assert main(["fit", str(office_log(tmp_path / "office.swf")), "-o", str(tmp_path / "site")]) == 0
+    fitted = ["fit", str(office_log(tmp_path / "office.swf")), "-o", str(tmp_path / "site"), "--levels", levels]
+    assert main(fitted) == 0
     config = site_config(load_site_file(tmp_path / "site" / "site.toml"), {"scheduler": scheduler, "users": 40})
     out = tmp_path / "run"
     run_site(config, out=out)
@@ -202,6 +206,7 @@ def test_feedback_replay_of_a_fitted_sites_trace_is_exact(tmp_path: Path, schedu
     )
     _, compared = _same_schedule(out / "trace.swf", out / "fb" / "schedule.swf", scheduler)
     assert compared > 300
+    assert result.report["recorded_waits"] == "trace.recorded-waits"
     f = result.feedback
     assert f["session_start_batches"] > 20 and f["dependent_batches"] > 20
     assert result.violations["submission"] == result.violations["execution"] == 0
