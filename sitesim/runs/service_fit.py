@@ -47,19 +47,19 @@ def fit_log_service(
         calibrated_under = FIT_LEVEL_MODEL if level_model == RECORDED_LEVELS else level_model
         measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=calibrated_under)
         calibrated = calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
-        return calibrated if level_model == calibrated_under else run_at_recorded_levels(calibrated, jobs)
+        return calibrated if level_model == calibrated_under else run_at_recorded_levels(calibrated, jobs, calibrated_under)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
 
 
-def run_at_recorded_levels(calibrated: ServiceFit, jobs: Sequence[TraceJob]) -> ServiceFit:
-    """``calibrated``'s delays, read in the run at each job's recorded level: where its
-    wait in the log falls among its size class's (:func:`fit_levels`, ``recorded``).
-    The copula's keys go (a run reads one kind of level); what it fitted stays in the
-    findings, with the note of which levels the delays were calibrated under."""
+def run_at_recorded_levels(calibrated: ServiceFit, jobs: Sequence[TraceJob], under: str) -> ServiceFit:
+    """``calibrated``'s delays, calibrated under the level model ``under``, read in the
+    run at each job's recorded level: where its wait in the log falls among its size
+    class's (:func:`fit_levels`, ``recorded``). The copula's keys go (a run reads one
+    kind of level); what it fitted stays in the findings, with ``under``."""
     recorded = fit_levels(RECORDED_LEVELS, jobs, calibrated.size_classes, len(calibrated.delays[0]))
     service = {**calibrated.findings["service"], recorded.findings_key: recorded.findings,
-               "calibrated_under": calibrated.levels}
+               "calibrated_under": under}
     return attrs.evolve(calibrated, levels=RECORDED_LEVELS, level_gaps=(), level_rho=(), level_states=(),
                         level_repeat=(), recorded_waits=recorded.recorded,
                         findings={**calibrated.findings, "service": service})
