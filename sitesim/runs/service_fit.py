@@ -14,7 +14,9 @@ from typing import Any
 import attrs
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS, fit_levels
+from sitesim.analysis.level_copula import (
+    CALIBRATED_UNDER, FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS, fit_levels,
+)
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
@@ -41,10 +43,8 @@ def fit_log_service(
         # again what the per-user correlation already carries (docs/service.md, "The
         # user's state"); recorded levels carry it themselves.
         kept = kept_jobs(jobs)  # made once for the replays of both
-        # Recorded levels are calibrated under the copula's: ranked by the log's own
-        # waits, a job the policy made wait draws a long delay too, and the calibration
-        # could no longer tell the queueing from the delays (docs/service.md).
-        calibrated_under = FIT_LEVEL_MODEL if level_model == RECORDED_LEVELS else level_model
+        # Recorded levels are calibrated under a copula's (docs/service.md).
+        calibrated_under = CALIBRATED_UNDER if level_model == RECORDED_LEVELS else level_model
         measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=calibrated_under)
         calibrated = calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
         return calibrated if level_model == calibrated_under else run_at_recorded_levels(calibrated, jobs, calibrated_under)
