@@ -252,7 +252,8 @@ def _error(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: Se
 def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | None = None) -> ServiceFit:
     """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
     ``jobs`` under the service as it then stands; its findings' ``service.calibration``
-    say how far each replay was from the log (before its correction). A log none of
+    say how far each replay was from the log (before its correction), under which
+    levels, after those of any calibration ``fit`` already had. A log none of
     whose jobs fits the machine keeps its delays as measured (no correction: rounds 0).
     ``kept``: ``jobs`` as :func:`kept_jobs` made them (None: made here)."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
@@ -267,7 +268,7 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
         replayed, ended = replay_times(jobs, fit, delays, kept=kept)
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare
             break
-        measured.append(_error(log, replayed, klass, fit.size_classes))
+        measured.append({"levels": fit.levels, **_error(log, replayed, klass, fit.size_classes)})
         delays = _corrected(delays, _gaps(log, replayed, klass, delays), _mean_gaps(log, replayed, klass, classes))
         if fit.levels == PER_USER_LEVELS:  # a state shifts a user's copula levels; recorded ones carry it
             shifts, states = _state_shifts(jobs, log, replayed, ended, klass, delays.level_states)
@@ -278,7 +279,9 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
         service["why"] = (f"{service['measured']}: each job is made eligible a delay drawn per size class (the"
                           f" fit-waits, corrected against a replay of the log), then served by {fit.policy}"
                           f" on {fit.nodes} nodes")
-    service["calibration"] = {"rounds": len(measured), "step": STEP, "seed": SEED, "replays": measured,
+    earlier = service.get("calibration", {"rounds": 0, "replays": []})  # a fit's calibration under other levels
+    service["calibration"] = {**earlier, "rounds": earlier["rounds"] + len(measured), "step": STEP, "seed": SEED,
+                              "replays": earlier["replays"] + measured,
                               "mean_delay": [round(m, 1) for m in delays.mean], **states}
     return attrs.evolve(fit, delays=delays.delays, level_states=delays.level_states,
                         findings={**fit.findings, "service": service})
