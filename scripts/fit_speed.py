@@ -34,9 +34,9 @@ from bench import time_process  # scripts/ is on the path of a script run from i
 HERE = Path(__file__).resolve().parents[1]
 
 
-def fit(tree: Path, log: Path, out: Path) -> float:
+def fit(tree: Path, log: Path, out: Path, extra: list[str]) -> float:
     """CPU seconds of ``sitesim fit LOG`` with ``tree``'s code."""
-    return time_process([sys.executable, "-m", "sitesim", "fit", str(log), "-o", str(out)], tree)[1]
+    return time_process([sys.executable, "-m", "sitesim", "fit", str(log), "-o", str(out), *extra], tree)[1]
 
 
 def year(tree: Path, site: Path, extra: list[str]) -> float:
@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--year", action="store_true", help="also a year of each tree's own fitted site")
     parser.add_argument("--against-year-args", default="", help="extra arguments of the other tree's year")
+    parser.add_argument("--fit-args", default="", help="extra arguments of this tree's fit (e.g. --levels recorded)")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         fits: dict[Path, list[float]] = {HERE: [], against: []}
         for _ in range(args.rounds):
             for tree, site in sites.items():
-                fits[tree].append(fit(tree, log, site))
+                fits[tree].append(fit(tree, log, site, shlex.split(args.fit_args) if tree == HERE else []))
         rows += summary("fit", fits[HERE], fits[against])
         if args.year:
             extra = {HERE: [], against: shlex.split(args.against_year_args)}

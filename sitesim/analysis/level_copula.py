@@ -303,10 +303,6 @@ LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int], int], Fitte
 }
 FIT_LEVEL_MODELS = tuple(LEVEL_MODELS)
 FIT_LEVEL_MODEL = FIT_LEVEL_MODELS[0]
-#: The level model recorded levels' delays are calibrated under: ranked by the log's
-#: own waits, a job the policy made wait draws a long delay too, and the calibration
-#: could not tell the queueing from the delays (sitesim.runs.service_fit).
-CALIBRATED_UNDER = "gaussian"
 
 
 def check_level_model(model: str) -> None:

@@ -249,13 +249,23 @@ def _error(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: Se
     }
 
 
-def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | None = None) -> ServiceFit:
+def calibrate(
+    jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | None = None, alone: np.ndarray | None = None,
+) -> ServiceFit:
     """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
     ``jobs`` under the service as it then stands; its findings' ``service.calibration``
     say how far each replay was from the log (before its correction), under which
     levels, after those of any calibration ``fit`` already had. A log none of
     whose jobs fits the machine keeps its delays as measured (no correction: rounds 0).
-    ``kept``: ``jobs`` as :func:`kept_jobs` made them (None: made here)."""
+    ``kept``: ``jobs`` as :func:`kept_jobs` made them (None: made here).
+
+    ``alone``: the waits of a replay of ``jobs`` under the policy without delays (the
+    one the base policy was chosen by). The delays then start from no delay at all,
+    corrected once against that replay, before the rounds: what the policy's own
+    queueing gives is left out of them from the start, whatever levels the rounds
+    read them at. Why: at recorded levels the rounds alone cannot tell that queueing
+    from delays (delays on the very jobs that queued reproduce the log's waits too),
+    so they must not start from delays that count it (docs/service.md)."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     size = np.fromiter((j.size for j in jobs), np.int64, len(jobs))
     classes = len(fit.size_classes)
@@ -264,6 +274,10 @@ def calibrate(jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | 
     measured = []
     kept = kept_jobs(jobs) if kept is None else kept
     states: dict[str, Any] = {}
+    if alone is not None and not np.isnan(alone).all():
+        measured.append({"levels": "none: the policy alone", **_error(log, alone, klass, fit.size_classes)})
+        none = attrs.evolve(delays, delays=tuple((0.0,) * len(row) for row in delays.delays))
+        delays = _corrected(none, _gaps(log, alone, klass, none), _mean_gaps(log, alone, klass, classes))
     for _ in range(ROUNDS):
         replayed, ended = replay_times(jobs, fit, delays, kept=kept)
         if np.isnan(replayed).all():  # every job larger than the machine: nothing to compare

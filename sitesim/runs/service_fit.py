@@ -11,17 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from sitesim.analysis.cleaning import TraceJob
 from sitesim.analysis.level_copula import (
-    CALIBRATED_UNDER, FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS, fit_levels,
+    FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS,
 )
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
 from sitesim.runs.service_calibration import calibrate, delay_model, kept_jobs
-from sitesim.runs.service_policy import choose_policy
+from sitesim.runs.service_policy import choose_policy_alone
 from sitesim.runs.starts import StartReplay
 from sitesim.schedulers.service import RECORDED_KEY, SERVICE_TABLE, ServiceSpec
 from sitesim.workload.swf_header import SwfHeader
@@ -43,31 +41,13 @@ def fit_log_service(
         # again what the per-user correlation already carries (docs/service.md, "The
         # user's state"); recorded levels carry it themselves.
         kept = kept_jobs(jobs)  # made once for the replays of both
-        # Recorded levels are calibrated under a copula's (docs/service.md).
-        calibrated_under = CALIBRATED_UNDER if level_model == RECORDED_LEVELS else level_model
-        measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=calibrated_under)
-        calibrated = calibrate(jobs, choose_policy(jobs, measured, kept=kept), kept=kept)
-        if level_model == calibrated_under:
-            return calibrated
-        # then once more at the recorded levels: they put the long delays on the jobs
-        # that also queue, and this replay's gap is that overlap, with the queueing
-        # already told apart (docs/service.md, "Levels from the recorded waits")
-        return calibrate(jobs, run_at_recorded_levels(calibrated, jobs, calibrated_under), kept=kept)
+        measured = fit_service(jobs, nodes, header, allocation=allocation, level_model=level_model)
+        chosen, alone = choose_policy_alone(jobs, measured, kept=kept)
+        # Recorded levels start from the policy-alone replay's gap, not the fit-waits
+        # (sitesim.runs.service_calibration.calibrate, ``alone``).
+        return calibrate(jobs, chosen, kept=kept, alone=alone if level_model == RECORDED_LEVELS else None)
     return fit_service(jobs, nodes, header, policy=starts.policy,
                        simulated=f"under {starts.policy}, {starts.policy_from}", allocation=allocation)
-
-
-def run_at_recorded_levels(calibrated: ServiceFit, jobs: Sequence[TraceJob], under: str) -> ServiceFit:
-    """``calibrated``'s delays, calibrated under the level model ``under``, read in the
-    run at each job's recorded level: where its wait in the log falls among its size
-    class's (:func:`fit_levels`, ``recorded``). The copula's keys go (a run reads one
-    kind of level); what it fitted stays in the findings, with ``under``."""
-    recorded = fit_levels(RECORDED_LEVELS, jobs, calibrated.size_classes, len(calibrated.delays[0]))
-    service = {**calibrated.findings["service"], recorded.findings_key: recorded.findings,
-               "calibrated_under": under}
-    return attrs.evolve(calibrated, levels=RECORDED_LEVELS, level_gaps=(), level_rho=(), level_states=(),
-                        level_repeat=(), recorded_waits=recorded.recorded,
-                        findings={**calibrated.findings, "service": service})
 
 
 def service_lines(fit: ServiceFit) -> list[str]:

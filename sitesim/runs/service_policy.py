@@ -68,15 +68,25 @@ def choose_policy(
     give the floor and every distance measured. With no job that fits the machine
     (nothing to replay), the first candidate. ``kept``:
     ``jobs`` as :func:`~sitesim.runs.service_calibration.kept_jobs` made them (None: made here)."""
+    return choose_policy_alone(jobs, fit, candidates, kept=kept)[0]
+
+
+def choose_policy_alone(
+    jobs: Sequence[TraceJob], fit: ServiceFit, candidates: Sequence[str] = BASE_POLICIES, *, kept: CheckedJobs | None = None
+) -> tuple[ServiceFit, np.ndarray | None]:
+    """:func:`choose_policy`, and the waits of the chosen policy's replay without
+    delays (None: nothing was replayed), which a calibration may start from."""
     log = np.fromiter((j.wait for j in jobs), np.float64, len(jobs))
     distances: dict[str, float] = {}
     kept = kept_jobs(jobs) if kept is None else kept
     floor: float | None = None
+    alone: dict[str, np.ndarray] = {}
     for policy in candidates:
         replayed = replay_waits(jobs, attrs.evolve(fit, policy=policy), None, kept=kept)
         ok = ~np.isnan(replayed)
         if not ok.any():
             break
+        alone[policy] = replayed
         distances[policy] = round(quantile_distance(replayed[ok], log[ok]), 3)
         if floor is None:
             floor = round(floor_excess(replayed[ok], log[ok]), 3)
@@ -89,4 +99,4 @@ def choose_policy(
              "floor_is": f"largest excess of the {candidates[0]} replay's log(1+wait) quantiles over the log's;"
                          " within the tolerance, the other candidates are not replayed"}
     service = {**fit.findings["service"], "base_policy": found}
-    return attrs.evolve(fit, policy=chosen, findings={**fit.findings, "service": service})
+    return attrs.evolve(fit, policy=chosen, findings={**fit.findings, "service": service}), alone.get(chosen)

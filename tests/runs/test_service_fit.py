@@ -145,8 +145,8 @@ def test_a_fit_with_recorded_levels_ranks_the_logs_waits_and_its_site_runs(tmp_p
     assert service["recorded_waits"][0][0] == min(waits) and service["recorded_waits"][0][-1] == max(waits)
     found = json.loads((tmp_path / "rec" / "population.json").read_text())["provenance"]["service"]["service"]
     assert sum(found["level_recorded"]["jobs_per_class"]) == 900 and found["calibration"]["rounds"] == 2
-    # calibrated first under the copula's levels (the queueing told apart), then at the recorded ones
-    assert [r["levels"] for r in found["calibration"]["replays"]] == ["per-user", "recorded"]
+    # from no delays corrected against the policy alone (the queueing told apart), then at the recorded levels
+    assert [r["levels"] for r in found["calibration"]["replays"]] == ["none: the policy alone", "recorded"]
     site = tmp_path / "rec" / "site.toml"
     assert main(["--site", str(site), "--duration", "5", "--out", str(tmp_path / "run")]) == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
