@@ -254,8 +254,8 @@ def calibrate(
 ) -> ServiceFit:
     """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
     ``jobs`` under the service as it then stands; its findings' ``service.calibration``
-    say how far each replay was from the log (before its correction), under which
-    levels, after those of any calibration ``fit`` already had. A log none of
+    say how far each replay was from the log (before its correction), and under which
+    levels. A log none of
     whose jobs fits the machine keeps its delays as measured (no correction: rounds 0).
     ``kept``: ``jobs`` as :func:`kept_jobs` made them (None: made here).
 
@@ -289,13 +289,12 @@ def calibrate(
             delays = attrs.evolve(delays, level_states=shifts)
     service = dict(fit.findings["service"])
     if measured:
-        service["delays"] = "fit-waits by size class, corrected against a replay of the log under the service"
-        service["why"] = (f"{service['measured']}: each job is made eligible a delay drawn per size class (the"
-                          f" fit-waits, corrected against a replay of the log), then served by {fit.policy}"
+        start = "the waits the policy alone left short of the log's" if alone is not None else "fit-waits"
+        service["delays"] = f"{start} by size class, corrected against a replay of the log under the service"
+        service["why"] = (f"{service['measured']}: each job is made eligible a delay read per size class (the"
+                          f" {start}, corrected against a replay of the log), then served by {fit.policy}"
                           f" on {fit.nodes} nodes")
-    earlier = service.get("calibration", {"rounds": 0, "replays": []})  # a fit's calibration under other levels
-    service["calibration"] = {**earlier, "rounds": earlier["rounds"] + len(measured), "step": STEP, "seed": SEED,
-                              "replays": earlier["replays"] + measured,
+    service["calibration"] = {"rounds": len(measured), "step": STEP, "seed": SEED, "replays": measured,
                               "mean_delay": [round(m, 1) for m in delays.mean], **states}
     return attrs.evolve(fit, delays=delays.delays, level_states=delays.level_states,
                         findings={**fit.findings, "service": service})

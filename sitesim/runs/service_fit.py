@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitesim.analysis.cleaning import TraceJob
-from sitesim.analysis.level_copula import (
-    FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS,
-)
+from sitesim.analysis.level_copula import FIT_LEVEL_MODEL, PER_USER_LEVELS, RECORDED_LEVELS
 from sitesim.analysis.nodes import NodeAllocation
 from sitesim.analysis.service import ServiceFit, fit_service
 from sitesim.workload.session_rule import STATES
