@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from sitesim.errors import InputError
+from sitesim.inputs import open_text_read
 from sitesim.workload.job import Job
 
 #: What the file's name adds to its trace's (``trace.swf`` -> ``trace.recorded-waits``).
@@ -68,7 +69,7 @@ def read_recorded_waits(path: str | os.PathLike[str]) -> Mapping[int, int]:
     name = str(path)
     waits: dict[int, int] = {}
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_text_read(path) as f:  # the one bounded reader (sitesim/inputs.py)
             for number, line in enumerate(f, 1):
                 if not line.strip() or line.startswith(";"):
                     continue
