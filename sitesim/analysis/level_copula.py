@@ -3,11 +3,11 @@
 A fitted service draws each job's *level* (the uniform its delay is read at:
 :mod:`sitesim.schedulers.service`) per user, dependent on the user's previous level
 by the time since that submission. This module measures that dependence on a log per
-class of that time (the *gap*), in one of two ways (``sitesim fit --levels``; a
-third, ``recorded``, fits no dependence at all: each job's level is where its own
+class of that time (the *gap*), in one of two ways (``sitesim fit --levels``; the
+default, ``recorded``, fits no dependence at all: each job's level is where its own
 recorded wait falls among its size class's, :func:`_recorded`):
 
-- ``gaussian``, the default: the rank correlation of the pairs' waits, as the
+- ``gaussian``: the rank correlation of the pairs' waits, as the
   correlation of a Gaussian copula (:func:`level_correlation`);
 - ``mixture``: on the pairs' *levels* (each job's wait ranked among its size
   class's), a mixture of two copulas (:func:`level_dependence`): with probability
@@ -287,19 +287,17 @@ def _recorded(jobs: Sequence[TraceJob], size_classes: Sequence[int], quantiles: 
     return FittedLevels((), (), (), "level_recorded", findings, RECORDED_LEVELS, tuple(rows))
 
 
-#: How ``sitesim fit`` gives the service its jobs' levels (``--levels``), by name: per
-#: user, a Gaussian copula of the raw waits' rank correlation (the first, the default:
-#: :func:`level_correlation`), or the mixture fitted on levels (:func:`level_dependence`);
-#: or each job's recorded wait ranked among its size class's (:func:`_recorded`). The
-#: recorded levels met more rules in the closed loop, but are not the default: a
-#: site-level run's trace holds each job's simulated wait, not the log's it was ranked
-#: by, so replaying it no longer reproduces its schedule; and where the policy alone
-#: explains a log's waits, delays on the very jobs that waited reproduce them too, and
-#: the calibration keeps them (docs/service.md, "Levels from the recorded waits").
+#: How ``sitesim fit`` gives the service its jobs' levels (``--levels``), by name: each
+#: job's recorded wait ranked among its size class's (the first, the default:
+#: :func:`_recorded`); or per user, a Gaussian copula of the raw waits' rank
+#: correlation (:func:`level_correlation`), or the mixture fitted on levels
+#: (:func:`level_dependence`). Why the recorded levels: in the closed loop they met
+#: more of the validation's rules than either copula, on the development logs and held
+#: out (docs/service.md, "Levels from the recorded waits").
 LEVEL_MODELS: dict[str, Callable[[Sequence[TraceJob], Sequence[int], int], FittedLevels]] = {
+    RECORDED_LEVELS: _recorded,
     "gaussian": _gaussian,
     "mixture": _mixture,
-    RECORDED_LEVELS: _recorded,
 }
 FIT_LEVEL_MODELS = tuple(LEVEL_MODELS)
 FIT_LEVEL_MODEL = FIT_LEVEL_MODELS[0]

@@ -378,10 +378,10 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument(
         "--levels", choices=FIT_LEVEL_MODELS, default=FIT_LEVEL_MODEL,
-        help="how the fitted service draws each job's delay level: per user, a Gaussian copula of the waits'"
-        " rank correlation (gaussian), or a mixture that also repeats a user's previous level, fitted to the"
-        " persistence of long waits (mixture); or where the job's recorded wait falls among its size class's"
-        f" in the log (recorded); default {FIT_LEVEL_MODEL} (docs/service.md, \"Per-user levels\")",
+        help="how the fitted service draws each job's delay level: where the job's recorded wait falls among"
+        " its size class's in the log (recorded); or per user, a Gaussian copula of the waits' rank correlation"
+        " (gaussian), or a mixture that also repeats a user's previous level, fitted to the persistence of long"
+        f" waits (mixture); default {FIT_LEVEL_MODEL} (docs/service.md, \"Levels from the recorded waits\")",
     )
     args = parser.parse_args(argv)
     return run_command("sitesim fit", lambda: _fit(args))

@@ -27,7 +27,7 @@ gives each job its recorded wait instead, the log's own service). The table hold
   draw (its *level*), by linear interpolation;
 - ``levels`` (optional): ``"per-job"`` (the default, and what tables written before the
   key read as), an independent level for every job; ``"per-user"``, what ``sitesim
-  fit`` writes (``--levels gaussian`` or ``mixture``): each user's levels follow a
+  fit --levels gaussian`` or ``mixture`` writes: each user's levels follow a
   Gaussian copula, a first-order
   autoregression in the order of its submissions, whose correlation with the user's
   previous level depends on the time since that submission (``level_gaps``: the
@@ -66,11 +66,11 @@ gives each job its recorded wait instead, the log's own service). The table hold
   approximates: that a user's consecutive jobs, and a batch's, waited alike, the
   persistence of long waits, their tie to the jobs' runtimes and to their users'
   states. How long they wait is the delays' (calibrated)
-  and the machine's. Not the fit's default: a site-level run's trace holds each job's
-  simulated wait in field 3, not the log's it was ranked by, so a replay of it does not
-  reproduce its schedule; and the calibration keeps delays the base policy's queueing
-  alone would explain. Why: with the per-user copula the closed loop's sessions were too
-  long and held too few jobs (docs/service.md, "Levels from the recorded waits").
+  and the machine's. What ``sitesim fit`` writes by default. Why: with the per-user
+  copula the closed loop's sessions were too long and held too few jobs
+  (docs/service.md, "Levels from the recorded waits"). A site-level run keeps each
+  job's recorded wait beside its trace (:mod:`sitesim.workload.recorded_waits`), where
+  field 3 holds its wait in the run, so a replay of the trace ranks the same waits.
 - ``level_repeat`` (optional, ``"per-user"`` only): per gap class, the chance that a
   job repeats its user's previous score outright; otherwise the autoregression above
   draws it (``level_rho`` is then the correlation of those draws). Both keep the

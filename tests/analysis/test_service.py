@@ -95,7 +95,8 @@ def test_the_fit_writes_recorded_levels_or_per_user_ones_with_their_dependence_b
     waits = np.array([j.wait for j in jobs])
     assert recorded.levels == "recorded" and not recorded.level_rho
     assert recorded.recorded_waits == (tuple(float(v) for v in np.round(np.quantile(waits, np.linspace(0, 1, LEVELS)))),)
-    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]))  # the default: per user
+    assert measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"])).levels == "recorded"  # the default
+    fit = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="gaussian")
     assert fit.levels == PER_USER_LEVELS and len(fit.level_rho) == len(fit.level_gaps) + 1
     assert fit.level_repeat == () and fit.findings["service"]["level_rho"]["rho"] == list(fit.level_rho)
     mixture = measured_service(jobs, 4, SwfHeader(["; MaxNodes: 4"]), level_model="mixture")

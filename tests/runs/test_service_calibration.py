@@ -24,6 +24,7 @@ def measured_service(jobs: list[TraceJob], nodes: int, header: SwfHeader, **give
     return fit_service(jobs, nodes, header, allocation=node_allocation(header, jobs), **given)
 
 NODES = 16
+HEADER = SwfHeader([f"; MaxNodes: {NODES}"])
 #: The true holds: 70 % of the jobs none, the others uniform over 0..4 h.
 HOLDS = (0.0,) * 70 + tuple(float(v) for v in np.linspace(0, 14_400, LEVELS - 70))
 TRUE_MEAN = DelayModel((NODES,), (HOLDS,)).mean[0]
@@ -59,7 +60,7 @@ def test_the_calibrated_service_waits_as_the_log_did_where_the_fit_waits_alone_f
     log = np.array([j.wait for j in jobs])
     want = np.array([log.mean(), np.quantile(log, 0.9), np.quantile(log, 0.99)])
     # the truth draws its holds per job: so does the fit here (the calibration is on trial)
-    fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
+    fit = attrs.evolve(measured_service(jobs, NODES, HEADER, level_model="gaussian"), levels="per-job",
                        level_gaps=(), level_rho=(), level_repeat=())
     calibrated = calibrate(jobs, fit)
     # the fit-waits miss the holds' time the policy also kept jobs waiting: 20-26 % short
@@ -91,7 +92,7 @@ def test_where_the_policy_alone_explains_the_waits_the_delays_all_but_vanish() -
     # reservation kept from backfilling while their size fit) would count them twice.
     easy = _easy_log()
     waits = [j.wait for j in easy]
-    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]))
+    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]), level_model="gaussian")
     calibrated = calibrate(easy, fit)
     before = DelayModel(fit.size_classes, fit.delays).mean
     after = DelayModel(calibrated.size_classes, calibrated.delays).mean
@@ -157,7 +158,7 @@ def test_the_states_shifts_move_each_states_replay_to_the_log_and_are_centred() 
 
 def test_levels_drawn_per_job_get_no_states_shifts() -> None:
     jobs = _log()
-    fit = attrs.evolve(measured_service(jobs, NODES, SwfHeader([f"; MaxNodes: {NODES}"])), levels="per-job",
+    fit = attrs.evolve(measured_service(jobs, NODES, HEADER, level_model="gaussian"), levels="per-job",
                        level_gaps=(), level_rho=(), level_repeat=())
     assert calibrate(jobs, fit).level_states == ()
 
@@ -192,6 +193,6 @@ def test_a_fit_with_recorded_levels_starts_from_the_policy_alone_and_drops_its_q
     assert fit.levels == "recorded" and fit.recorded_waits and fit.level_rho == fit.level_states == ()
     replays = fit.findings["service"]["calibration"]["replays"]
     assert [r["levels"] for r in replays] == ["none: the policy alone", "recorded"]
-    measured = measured_service(easy, NODES, header)
+    measured = measured_service(easy, NODES, header, level_model="gaussian")
     assert sum(delay_model(fit).mean) < 0.5 * sum(DelayModel(measured.size_classes, measured.delays).mean)
     assert max(delay_model(fit).mean) < 0.1 * float(np.mean([j.wait for j in easy]))
