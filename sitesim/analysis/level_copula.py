@@ -18,7 +18,7 @@ Why a mixture, and not the Gaussian copula alone: a Gaussian copula gives far to
 little *persistence of long waits*. Of SDSC-SP2's pairs whose first job waited in its
 size class's top 1%, the second did too in 0.89, 0.79, 0.57 and 0.37 of the pairs
 under a minute, 1-10 minutes, 10-60 minutes and 1 hour to 1 day apart, against 0.56,
-0.16, 0.07 and 0.11 for the default's Gaussian copula at its fitted correlations
+0.16, 0.07 and 0.11 for the Gaussian copula at its fitted correlations
 (docs/service.md, "Sessions too long where the service delays much"): the copula's
 tails are independent, the log's are not. Drawn that way, the delays' long
 tail fell on too many sessions' openers, and sessions came out too long.

@@ -20,7 +20,11 @@ negative: cut alone, the corrected quantiles would lift the mean past the log's 
 the policy already makes jobs wait longer than the log's low quantiles). The top level
 is the largest wait, a single job: there the mean of the top segment is matched, not
 the largest value. What the policy's queueing already gives is left out of the delays;
-a class whose jobs mostly started at once in the log gets a mass of delays at zero. The result is still
+a class whose jobs mostly started at once in the log gets a mass of delays at zero.
+With recorded levels the delays start instead from none, corrected once against the
+replay under the policy alone that chose the base policy (``calibrate``'s ``alone``):
+ranked by the log's own waits, delays on the very jobs that queued would reproduce the
+log's waits too, and a calibration starting from the fit-waits would keep them. The result is still
 a statistical model (per size class quantiles, read per job at its level: where its
 recorded wait falls, or drawn per user; sitesim.schedulers.service), serving any
 users, user counts and run lengths. The fit reports how far each replay was from the log (per
@@ -252,8 +256,9 @@ def _error(log: np.ndarray, replayed: np.ndarray, klass: np.ndarray, classes: Se
 def calibrate(
     jobs: Sequence[TraceJob], fit: ServiceFit, *, kept: CheckedJobs | None = None, alone: np.ndarray | None = None,
 ) -> ServiceFit:
-    """``fit`` with its delays corrected :data:`ROUNDS` times, each against a replay of
-    ``jobs`` under the service as it then stands; its findings' ``service.calibration``
+    """``fit`` with its delays corrected :data:`ROUNDS` times (after one correction
+    against ``alone``, if given), each against a replay of ``jobs`` under the service as
+    it then stands; its findings' ``service.calibration``
     say how far each replay was from the log (before its correction), and under which
     levels. A log none of
     whose jobs fits the machine keeps its delays as measured (no correction: rounds 0).
@@ -289,7 +294,7 @@ def calibrate(
             delays = attrs.evolve(delays, level_states=shifts)
     service = dict(fit.findings["service"])
     if measured:
-        start = "the waits the policy alone left short of the log's" if alone is not None else "fit-waits"
+        start = "waits the policy alone left short of the log's" if alone is not None else "fit-waits"
         service["delays"] = f"{start} by size class, corrected against a replay of the log under the service"
         service["why"] = (f"{service['measured']}: each job is made eligible a delay read per size class (the"
                           f" {start}, corrected against a replay of the log), then served by {fit.policy}"

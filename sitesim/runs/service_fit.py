@@ -117,10 +117,14 @@ def calibration_line(calibration: dict[str, Any]) -> str:
     replay_q = " ".join(f"{q} {v['replay']:,.0f}" for q, v in first["quantiles"].items())
     worst = max((c["distance_share_of_mean_wait"] for c in first["per_class"]), default=0.0)
     levels = " then ".join(dict.fromkeys(r["levels"] for r in calibration["replays"]))
+    last = calibration["replays"][-1]
+    after = (f"; the last replay ({last['levels']}) before its correction: mean {last['mean_wait']['replay']:,.0f}"
+             if len(calibration["replays"]) > 1 else "")
     return (f"{calibration['rounds']} correction(s) of the delays (step {calibration['step']:g}) against"
             f" replays of the log under the service (seed {calibration['seed']}; levels {levels});"
             f" waits (s), log: mean {log:,.0f},"
-            f" {log_q}; replay before the correction: mean {first['mean_wait']['replay']:,.0f}, {replay_q};"
+            f" {log_q}; the first replay before its correction: mean {first['mean_wait']['replay']:,.0f},"
+            f" {replay_q}{after};"
             f" per size class its quantile function was up to {worst:.0%} of the class's mean wait off the log's")
 
 

@@ -24,7 +24,11 @@ in the log (``Job.recorded_wait``), and this policy gives it back:
 
 A trace replay carries each record's wait (SWF field 3) as its recorded wait, so
 ``hold`` replays any schedule exactly (tested on EASY's), a site-level run's own trace
-among them.
+among them when its users are not fitted. A fitted population's run keeps its jobs'
+waits in the log beside its trace (``trace.recorded-waits``,
+:mod:`sitesim.workload.recorded_waits`), and a replay reads those instead: under
+``hold`` the trace's jobs are then served the log's waits, as in a site run under
+``hold``, not the run's (move the file away to replay the run's own waits).
 """
 
 from __future__ import annotations

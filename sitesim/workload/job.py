@@ -55,7 +55,8 @@ class Job:
     #: not running. A completion whose token is stale belongs to a killed run.
     run_token: Any = field(default=None, repr=False)
     #: The wait this job had in the log it reproduces (a fitted user's resampled job's
-    #: wait in its log, a replayed record's SWF field 3), -1 if none: what ``hold``
+    #: wait in its log; a replayed record's SWF field 3, or what the trace's
+    #: ``.recorded-waits`` file beside it says), -1 if none: what ``hold``
     #: serves it (sitesim/schedulers/hold.py), and where a fitted service with
     #: recorded levels ranks it (sitesim/schedulers/service.py); no base policy reads it.
     recorded_wait: int = -1

@@ -11,19 +11,22 @@ reproduces the run's schedule exactly (docs/feedback-replay.md). Without the fil
 replayed job's recorded wait is its field 3, as for any log.
 
 The format is text, one job per line in the trace's order: its number (field 1) and
-its recorded wait in whole seconds; lines starting with ``;`` are comments. Only jobs
-that carry a recorded wait are listed.
+its recorded wait in whole seconds (each at most :data:`~sitesim.limits.MAX_SECONDS`);
+lines starting with ``;`` are comments. Only jobs that carry a recorded wait are
+listed; a replayed job the file does not list has none (-1).
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
 from sitesim.errors import InputError
 from sitesim.inputs import open_text_read
+from sitesim.limits import MAX_SECONDS
 from sitesim.workload.job import Job
 
 #: What the file's name adds to its trace's (``trace.swf`` -> ``trace.recorded-waits``).
@@ -68,6 +71,7 @@ def read_recorded_waits(path: str | os.PathLike[str]) -> Mapping[int, int]:
     naming its line and field."""
     name = str(path)
     waits: dict[int, int] = {}
+    number = 0
     try:
         with open_text_read(path) as f:  # the one bounded reader (sitesim/inputs.py)
             for number, line in enumerate(f, 1):
@@ -81,8 +85,8 @@ def read_recorded_waits(path: str | os.PathLike[str]) -> Mapping[int, int]:
                 if job in waits:
                     raise InputError(f"job {job} appears twice", path=name, line=number, field="field 1 (job)")
                 waits[job] = wait
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read recorded waits: {exc}", path=name) from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:  # cut short, corrupt, not text
+        raise InputError(f"cannot read recorded waits: {exc}", path=name, line=number + 1) from None
     return waits
 
 
@@ -90,4 +94,7 @@ def _whole(value: str, path: str, line: int, field: str) -> int:
     """A non-negative whole number of the file, or the input error naming its place."""
     if not (value.isascii() and value.isdigit()):
         raise InputError(f"{value!r} is not a non-negative whole number", path=path, line=line, field=field)
-    return int(value)
+    number = int(value)
+    if number > MAX_SECONDS:  # as a log's times (a typo, not a log)
+        raise InputError(f"{number} is above {MAX_SECONDS}", path=path, line=line, field=field)
+    return number

@@ -164,7 +164,7 @@ def test_levels_drawn_per_job_get_no_states_shifts() -> None:
 
 
 def test_recorded_levels_keep_delays_the_policy_alone_would_explain() -> None:
-    # Why recorded levels are not the fit's default (docs/service.md): on the log of
+    # Why recorded levels' calibration no longer starts from the fit-waits (docs/service.md): on the log of
     # the test above, whose waits EASY alone gives, delays drawn at each job's own
     # recorded rank reproduce the log's waits as well, so the calibration sees no gap
     # and keeps the fit-waits it should have dropped.

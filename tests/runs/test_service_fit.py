@@ -104,13 +104,15 @@ def test_a_fit_with_mixture_levels_writes_the_repeats_and_its_site_runs(tmp_path
     from sitesim.errors import InputError
 
     log = _persistent_log(tmp_path / "bursts.swf")
-    assert main(["fit", str(log), "-o", str(tmp_path / "gauss")]) == 0
+    assert main(["fit", str(log), "-o", str(tmp_path / "gauss"), "--levels", "gaussian"]) == 0
     assert main(["fit", str(log), "-o", str(tmp_path / "mix"), "--levels", "mixture"]) == 0
     default = tomllib.loads((tmp_path / "gauss" / "site.toml").read_text())["service"]
     mixture = tomllib.loads((tmp_path / "mix" / "site.toml").read_text())["service"]
-    # the default writes no repeats (its tables draw as before); the mixture one per gap
+    # the Gaussian copula writes no repeats (its tables draw as before), but its
+    # correlations by gap and its user states; the mixture one repeat per gap
     # class, and within a burst (under a minute) the log's waits repeat: p well above 0
     assert "level_repeat" not in default and len(mixture["level_repeat"]) == len(mixture["level_rho"])
+    assert default["levels"] == "per-user" and len(default["level_rho"]) == len(default["level_gaps"]) + 1
     assert mixture["level_repeat"][0] > 0.5
     found = json.loads((tmp_path / "mix" / "population.json").read_text())["provenance"]["service"]["service"]
     assert found["level_dependence"]["repeat"] == mixture["level_repeat"]

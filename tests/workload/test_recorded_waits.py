@@ -53,6 +53,7 @@ def test_written_in_arrival_order_and_read_back_by_number(tmp_path: Path) -> Non
     ("1 -2", "t.recorded-waits:3: field 2 (wait): '-2' is not a non-negative whole number"),
     ("1 2.5", "t.recorded-waits:3: field 2 (wait)"),
     ("5 1", "t.recorded-waits:3: field 1 (job): job 5 appears twice"),
+    ("1 99999999999999999999", "t.recorded-waits:3: field 2 (wait): 99999999999999999999 is above"),
 ])
 def test_a_malformed_line_names_its_line_and_field(tmp_path: Path, line: str, where: str) -> None:
     path = tmp_path / "t.recorded-waits"
@@ -60,6 +61,17 @@ def test_a_malformed_line_names_its_line_and_field(tmp_path: Path, line: str, wh
     with pytest.raises(InputError) as err:
         read_recorded_waits(path)
     assert str(err.value).startswith(str(tmp_path / where))
+
+
+def test_a_cut_short_gzip_file_is_an_input_error_not_a_traceback(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "t.recorded-waits"
+    whole = gzip.compress("".join(f"{i} {i}\n" for i in range(1, 5000)).encode())
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InputError, match="cannot read recorded waits") as err:
+        read_recorded_waits(path)
+    assert err.value.path == str(path) and err.value.line is not None
 
 
 def _trace(tmp_path: Path) -> Path:
