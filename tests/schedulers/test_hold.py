@@ -124,8 +124,9 @@ def test_a_held_job_in_a_partition_is_released() -> None:
 
 def test_replaying_a_schedule_under_the_logs_service_gives_it_back(tmp_path) -> None:
     """A replay carries each record's wait (field 3) as its recorded wait, so ``hold``
-    replays any schedule exactly: EASY's here, and a site-level run under ``hold``
-    replayed from its own trace."""
+    replays any schedule exactly: EASY's here (a fitted site's run under ``hold``,
+    replayed from its own trace and the recorded waits beside it:
+    tests/users/test_feedback.py)."""
     from sitesim.runs.replay import ReplayConfig, run_replay
     from sitesim.workload.swf import SwfReader
     from tests.helpers import stress_trace

@@ -183,7 +183,9 @@ def test_feedback_replay_of_own_trace_reproduces_the_schedule_exactly(
     assert result.violations["with_dependency"] == len(site_jobs) - result.violations["no_dependency"]
 
 
-@pytest.mark.parametrize(("scheduler", "levels"), [("fcfs", "gaussian"), ("easy", "gaussian"), ("easy", "recorded")])
+@pytest.mark.parametrize(
+    ("scheduler", "levels"), [("fcfs", "gaussian"), ("easy", "gaussian"), ("easy", "recorded"), ("hold", "recorded")]
+)
 def test_feedback_replay_of_a_fitted_sites_trace_is_exact(tmp_path: Path, scheduler: str, levels: str) -> None:
     """Fitted sites (docs/population.md) have sessions that end: session starts name no
     dependency and come at their recorded times, batches inside sessions wait. With
