@@ -94,7 +94,9 @@ def _whole(value: str, path: str, line: int, field: str) -> int:
     """A non-negative whole number of the file, or the input error naming its place."""
     if not (value.isascii() and value.isdigit()):
         raise InputError(f"{value!r} is not a non-negative whole number", path=path, line=line, field=field)
-    number = int(value)
-    if number > MAX_SECONDS:  # as a log's times (a typo, not a log)
-        raise InputError(f"{number} is above {MAX_SECONDS}", path=path, line=line, field=field)
+    # as a log's times (a typo, not a log); the length first: int() refuses 4,300 digits
+    number = int(value) if len(value) <= len(str(MAX_SECONDS)) else MAX_SECONDS + 1
+    if number > MAX_SECONDS:
+        raise InputError(f"{value[:20]}{'...' if len(value) > 20 else ''} is above {MAX_SECONDS}", path=path,
+                         line=line, field=field)
     return number

@@ -54,6 +54,7 @@ def test_written_in_arrival_order_and_read_back_by_number(tmp_path: Path) -> Non
     ("1 2.5", "t.recorded-waits:3: field 2 (wait)"),
     ("5 1", "t.recorded-waits:3: field 1 (job): job 5 appears twice"),
     ("1 99999999999999999999", "t.recorded-waits:3: field 2 (wait): 99999999999999999999 is above"),
+    ("1 " + "9" * 5000, "t.recorded-waits:3: field 2 (wait): 99999999999999999999... is above"),
 ])
 def test_a_malformed_line_names_its_line_and_field(tmp_path: Path, line: str, where: str) -> None:
     path = tmp_path / "t.recorded-waits"
