@@ -4,7 +4,7 @@
 "Sessions too long where the service delays much").
 
     python scripts/service_cells.py "$SITESIM_TRACES/SDSC-SP2-1998-4.2-cln.swf.gz" --policies easy,easy++,cons
-    python scripts/service_cells.py "$SITESIM_TRACES/NASA-iPSC-1993-3.1-cln.swf.gz" --daytime
+    python scripts/service_cells.py "$SITESIM_TRACES/NASA-iPSC-1993-3.1-cln.swf.gz" --daytime --wide 64
 
 Why: the fitted service draws each job's eligibility delay by its size class alone, and
 a delay can only add to what the base policy makes a job wait. Where the policy alone
@@ -14,7 +14,10 @@ this table shows where. Rows: size classes (powers of two); columns: runtime cla
 jobs (a log, or a simulated ``trace.swf``), then of the same jobs in each conventional replay (``sitesim -c LOG -s POLICY``
 on the header's machine: the log's submit times, its requests as estimates, no
 delays). ``--daytime``: the share of each size class's jobs *started* on weekdays
-08:00-18:00 local time (the header's clock), from the log's own fields.
+08:00-18:00 local time (the header's clock), from the log's own fields. ``--wide N``:
+the same share per user who ran jobs larger than N, for those jobs and for the user's
+others: whether the hours of the wide jobs were the users' (who then ran their narrow
+jobs at those hours too) or the site's.
 """
 
 from __future__ import annotations
@@ -110,12 +113,17 @@ def _span(seconds: int) -> str:
     return f"{seconds // 60} min" if seconds < 3600 else f"{seconds // 3600} h"
 
 
+def _in_daytime(jobs: dict[int, tuple[int, int, int, int]], clock: Clock) -> np.ndarray:
+    """Per job (in ``jobs``' order), whether it started on a weekday 08:00-18:00 local time."""
+    starts = np.array([sub + max(wait, 0) for _, _, wait, sub in jobs.values()], dtype=np.float64)
+    hour = clock.hour_of_week(starts)  # from Monday 00:00: Saturday begins at hour 120
+    return (hour < 5 * 24) & (hour % 24 >= DAY_START) & (hour % 24 < DAY_END)
+
+
 def daytime(jobs: dict[int, tuple[int, int, int, int]], classes: list[int], clock: Clock) -> list[str]:
     """Markdown: per size class, its jobs and the share started on weekdays 08:00-18:00 local time."""
     sizes = np.array([s for s, _, _, _ in jobs.values()])
-    starts = np.array([sub + max(wait, 0) for _, _, wait, sub in jobs.values()], dtype=np.float64)
-    hour = clock.hour_of_week(starts)  # from Monday 00:00: Saturday begins at hour 120
-    day = (hour < 5 * 24) & (hour % 24 >= DAY_START) & (hour % 24 < DAY_END)
+    day = _in_daytime(jobs, clock)
     klass = np.searchsorted(classes, sizes)
     out = [f"| size | jobs | started on weekdays {DAY_START:02d}:00-{DAY_END:02d}:00 |", "|---|---:|---:|"]
     for k, bound in enumerate(classes):
@@ -126,12 +134,36 @@ def daytime(jobs: dict[int, tuple[int, int, int, int]], classes: list[int], cloc
     return out
 
 
+def users_of(path: Path) -> dict[int, int]:
+    """Job number -> user (field 12) of every record."""
+    with SwfReader(path) as reader:
+        return {int(r.job_number): int(r.user_id) for r in reader}
+
+
+def wide_users(jobs: dict[int, tuple[int, int, int, int]], users: dict[int, int], clock: Clock, wide: int) -> list[str]:
+    """Markdown: per user who ran jobs larger than ``wide``, most such jobs first, their
+    share started in weekday hours against the user's other jobs'."""
+    day = _in_daytime(jobs, clock)
+    per_user: dict[int, list[list[bool]]] = {}
+    for (job, (size, _, _, _)), started_in_day in zip(jobs.items(), day, strict=True):
+        per_user.setdefault(users.get(job, -1), [[], []])[size <= wide].append(bool(started_in_day))
+    out = [f"| user | jobs > {wide} | started on weekdays {DAY_START:02d}:00-{DAY_END:02d}:00 | other jobs | started then |",
+           "|---|---:|---:|---:|---:|"]
+    ranked = sorted(((u, w, n) for u, (w, n) in per_user.items() if w), key=lambda x: (-len(x[1]), x[0]))
+    for user, w, n in ranked:
+        other = f"{np.mean(n):.2f}" if n else "-"
+        out.append(f"| {user} | {len(w):,} | {np.mean(w):.2f} | {len(n):,} | {other} |")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("log", type=Path, help="an SWF log")
     parser.add_argument("--policies", default="easy",
                         help="base policies to replay the log under (comma-separated; empty: none)")
     parser.add_argument("--daytime", action="store_true", help="also the share of each size's starts in weekday hours")
+    parser.add_argument("--wide", type=int, default=None, metavar="N",
+                        help="with --daytime, also that share per user who ran jobs larger than N (theirs, and the rest)")
     args = parser.parse_args(argv)
     jobs, clock = read(args.log)
     classes, where = cells(jobs)
@@ -149,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.daytime:
         print()
         print("\n".join(daytime(jobs, classes, clock)))
+        if args.wide is not None:
+            print()
+            print("\n".join(wide_users(jobs, users_of(args.log), clock, args.wide)))
     return 0
 
 

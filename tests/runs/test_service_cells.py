@@ -57,3 +57,13 @@ def test_a_log_without_waits_takes_its_submits_as_starts(tmp_path: Path, capsys)
     assert "| 1-1 | - (20) | - | - | - | - |" in out  # no wait recorded: none to show
     assert "no waits recorded: nothing to explain" in out
     assert "| 1-1 | 20 | 1.00 |" in out
+
+
+def test_wide_jobs_by_user_against_the_users_other_jobs(tmp_path: Path, capsys) -> None:
+    # user 1 runs the mornings' 1-node jobs and the evenings' 4-node ones: its wide
+    # jobs' hours are not its other jobs' hours
+    log = small_log(tmp_path / "small.swf")
+    assert script().main([str(log), "--policies", "", "--daytime", "--wide", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| user | jobs > 2 | started on weekdays 08:00-18:00 | other jobs | started then |" in out
+    assert "| 1 | 20 | 0.00 | 20 | 1.00 |" in out
