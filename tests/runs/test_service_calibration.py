@@ -92,7 +92,7 @@ def test_where_the_policy_alone_explains_the_waits_the_delays_all_but_vanish() -
     # reservation kept from backfilling while their size fit) would count them twice.
     easy = _easy_log()
     waits = [j.wait for j in easy]
-    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]), level_model="gaussian")
+    fit = measured_service(easy, NODES, HEADER, level_model="gaussian")
     calibrated = calibrate(easy, fit)
     before = DelayModel(fit.size_classes, fit.delays).mean
     after = DelayModel(calibrated.size_classes, calibrated.delays).mean
@@ -169,7 +169,7 @@ def test_recorded_levels_keep_delays_the_policy_alone_would_explain() -> None:
     # recorded rank reproduce the log's waits as well, so the calibration sees no gap
     # and keeps the fit-waits it should have dropped.
     easy = _easy_log()
-    fit = measured_service(easy, NODES, SwfHeader([f"; MaxNodes: {NODES}"]), level_model="recorded")
+    fit = measured_service(easy, NODES, HEADER, level_model="recorded")
     calibrated = calibrate(easy, fit)
     first = calibrated.findings["service"]["calibration"]["replays"][0]
     assert first["mean_wait"]["replay"] == pytest.approx(first["mean_wait"]["log"], rel=0.01)
@@ -188,11 +188,10 @@ def test_a_fit_with_recorded_levels_starts_from_the_policy_alone_and_drops_its_q
     from sitesim.runs.service_fit import fit_log_service
 
     easy = _easy_log()
-    header = SwfHeader([f"; MaxNodes: {NODES}"])
-    fit = fit_log_service(easy, NODES, header, None, node_allocation(header, easy), level_model="recorded")
+    fit = fit_log_service(easy, NODES, HEADER, None, node_allocation(HEADER, easy), level_model="recorded")
     assert fit.levels == "recorded" and fit.recorded_waits and fit.level_rho == fit.level_states == ()
     replays = fit.findings["service"]["calibration"]["replays"]
     assert [r["levels"] for r in replays] == ["none: the policy alone", "recorded"]
-    measured = measured_service(easy, NODES, header, level_model="gaussian")
+    measured = measured_service(easy, NODES, HEADER, level_model="gaussian")
     assert sum(delay_model(fit).mean) < 0.5 * sum(DelayModel(measured.size_classes, measured.delays).mean)
     assert max(delay_model(fit).mean) < 0.1 * float(np.mean([j.wait for j in easy]))
