@@ -29,7 +29,8 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   at night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
-  batches and absences are dealt by the part of the day (``day_parts``).
+  batches and absences are dealt by the part of the day (``day_parts``), the weekend's
+  apart from the weekdays' (``weekends``).
 
 Beside them: the clock, the 168 hourly weights of session starts and of submissions
 inside batches, the continuation curve against response time, the log's duration and
@@ -47,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sitesim.analysis.bounds import Capped
-from sitesim.analysis.day_cycles import ABSENCE_CYCLES, day_counts, own_cycle, prior_strength, site_profile
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, WEEKENDS, day_counts, own_cycle, prior_strength, site_profile
 from sitesim.analysis.continuation import (
     RESPONSE_EDGES,
     SLOWDOWN_EDGES,
@@ -226,6 +227,7 @@ def build_population_table(pa: PopulationAnalysis, *, name: str, machine_size: i
         "day_parts": DAY_PARTS,
         "session_start_weights": [int(v) for v in pa.session_starts.weekly],
         "absence_cycle": ABSENCE_CYCLES[-1],
+        "weekends": WEEKENDS[-1],
         "day_cycle_strength": _num(strength),
         "gap_weights": [int(v) for v in gap_weights],
         "continuation": curve.to_dict(),

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesim.analysis.continuation import MAX_OFFSET
-from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, prior_strength_of
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, WEEKENDS, prior_strength_of
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
 from sitesim.limits import MAX_DAY_PARTS, MAX_OBSERVATIONS, POPULATION_BOUNDS
@@ -99,6 +99,9 @@ def check_population(data: Any, where: str) -> None:
         if isinstance(parts, bool) or not isinstance(parts, int) or not 1 <= parts <= MAX_DAY_PARTS:
             raise InputError(f"must be a whole number in 1..{MAX_DAY_PARTS}, got {parts!r}", path=where,
                              field="day_parts")
+    if isinstance(data, dict) and "weekends" in data and data["weekends"] not in WEEKENDS:
+        raise InputError(f"must be one of {', '.join(map(repr, WEEKENDS))}, got {data['weekends']!r}", path=where,
+                         field="weekends")
     if isinstance(data, dict) and "day_cycle_strength" in data:
         try:
             prior_strength_of(data["day_cycle_strength"])

@@ -19,7 +19,7 @@ real user once and ``-u`` scales the population). The user
 3. between sessions stays away for an absence (end of one session to the start of the
    next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`;
    batches and absences both from those the user began in the same part of the local
-   day, :class:`PartDecks`),
+   day, the weekend's apart from the weekdays' where the table says so, :class:`PartDecks`),
    laid down in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
    the next one; gaps inside a batch are laid down the same way, in the cycle of the
@@ -153,8 +153,9 @@ class Deck:
 
 
 class PartDecks:
-    """A user's decks, one per part of the local day (:attr:`Profile.parts`): a batch or
-    an absence is dealt from the deck of the part of the day it begins in. Parts that
+    """A user's decks, one per part of the local day, or of the week with the weekend
+    apart (:attr:`Profile.parts`): a batch or an absence is dealt from the deck of the
+    part it begins in. Parts that
     share their values (a part where the user had too few of its own takes the whole
     tuple) share one deck, so those values are still dealt once per round. With one
     part this is one :class:`Deck`, dealt as before."""
@@ -292,7 +293,7 @@ class PopulationUser:
         #: the part of the day they begin in.
         self._decks: tuple[PartDecks, PartDecks, PartDecks] | None = None
         if population.resampled:
-            parts = [profile.part(k) for k in range(population.day_parts)]
+            parts = [profile.part(k) for k in range(population.deal_parts)]
             self._decks = (
                 PartDecks([a for _, _, a in parts]),
                 PartDecks([f for f, _, _ in parts]),
@@ -344,7 +345,7 @@ class PopulationUser:
         """The curve the user judges going on by at ``now``: its own, for the part of the
         day ``now`` falls in when the table has offsets by the part of the day."""
         p = self.profile
-        return p.continuation_at(self.population.part_of(now)) if p.part_continuation else p.continuation
+        return p.continuation_at(self.population.day_part_of(now)) if p.part_continuation else p.continuation
 
     def _session(self) -> Generator[Wait, Any, bool]:
         """One session; False when the job limit stopped the user."""

@@ -24,7 +24,12 @@ Resampled batches and absences are split by the part of the local day they began
 (the ``day_parts`` key, with each user's ``batch_hours`` and ``absence_hours``): a user
 deals the batch it starts, or the absence it begins, from those of the part of the day
 it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
-"Dealt by the hour"). Tables without the keys deal from one deck, as before.
+"Dealt by the hour"). Tables without the keys deal from one deck, as before. By the
+``weekends`` key (:data:`~sitesim.analysis.day_cycles.WEEKENDS`), the parts of the day
+are those of the weekdays and, apart, those of the weekend (``apart``, what ``sitesim
+fit`` writes; a sparse part of the week falls back to the same part of the day on any
+day, then to all: docs/population.md, "The weekend apart"), or of every day alike
+(``together``, tables without the key).
 
 By the ``last_absence`` key (:data:`LAST_ABSENCE`), a user with absences of its own
 deals, in the first round of them in a visit, only those that end before its
@@ -61,11 +66,11 @@ from typing import Any
 from attrs import define
 
 from sitesim.analysis.continuation import MAX_OFFSET, ContinuationCurve, adjusted
-from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, own_cycle, prior_strength_of, site_profile
+from sitesim.analysis.day_cycles import ABSENCE_CYCLES, HOURS, WEEKENDS, own_cycle, prior_strength_of, site_profile
 from sitesim.errors import InputError
 from sitesim.inputs import read_document
 from sitesim.limits import MAX_DAY_PARTS
-from sitesim.workload.calendar import Clock, Warp
+from sitesim.workload.calendar import WEEKEND_START, Clock, Warp
 
 FORMAT = "sitesim-population"
 #: What a quantity falls back to when no user of the log observed it at all (a tiny
@@ -119,10 +124,12 @@ class Profile:
     #: Resampled batches: those that opened the user's sessions, and the others.
     first_batches: tuple[Batch, ...] = ()
     later_batches: tuple[Batch, ...] = ()
-    #: By part of the local day (:attr:`FittedPopulation.day_parts`): the user's own
-    #: opening batches, later batches and absences begun in that part, where it has at
-    #: least ``min_observations`` of them, else the whole tuple above (the same object,
-    #: so a part without its own shares the whole deck). One part: the tuples above.
+    #: By part of the local day (:attr:`FittedPopulation.day_parts`; of the week, the
+    #: weekend's apart: :attr:`FittedPopulation.deal_parts`): the user's own opening
+    #: batches, later batches and absences begun in that part, where it has at least
+    #: ``min_observations`` of them, else the whole tuple above (the same object, so a
+    #: part without its own shares the whole deck; the weekend apart, first those of the
+    #: same part of the day on any day). One part: the tuples above.
     parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
     #: Whether the user deals only absences that end before its departure
     #: (``"last_absence": "within_span"``, and the absences are its own: a user of one
@@ -142,7 +149,8 @@ class Profile:
         return self.part_continuation[part] if self.part_continuation else self.continuation
 
     def part(self, k: int) -> tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]]:
-        """Opening batches, later batches and absences of part ``k`` of the day."""
+        """Opening batches, later batches and absences of part ``k`` of the day (of the
+        week: :meth:`FittedPopulation.part_of`)."""
         return self.parts[k] if self.parts else (self.first_batches, self.later_batches, self.absences)
 
 
@@ -168,9 +176,26 @@ class FittedPopulation:
     #: Parts of the local day batches and absences are dealt by (``day_parts``; tables
     #: without the key: 1, every batch and absence dealt from one deck as before).
     day_parts: int = 1
+    #: Whether the weekend's batches and absences are dealt apart from the weekdays'
+    #: (``"weekends": "apart"``; tables without the key: every day alike).
+    weekends_apart: bool = False
+
+    @property
+    def deal_parts(self) -> int:
+        """Parts of the week batches and absences are dealt by: the parts of the day,
+        twice with the weekend apart (the weekdays' first)."""
+        return self.day_parts * 2 if self.weekends_apart else self.day_parts
 
     def part_of(self, t: float) -> int:
-        """The part of the local day trace time ``t`` falls in (0 with one part)."""
+        """The part of the week trace time ``t`` falls in, as batches and absences are
+        dealt by (0 with one part)."""
+        if self.deal_parts == 1:
+            return 0
+        return _part(self.warp.hour_of_week(t), self.day_parts, self.weekends_apart)
+
+    def day_part_of(self, t: float) -> int:
+        """The part of the local day trace time ``t`` falls in, whatever the day (the
+        continuation's offsets are by the part of the day alone)."""
         if self.day_parts == 1:
             return 0
         return self.warp.hour_of_week(t) % 24 * self.day_parts // 24
@@ -211,6 +236,10 @@ class FittedPopulation:
         day_parts = int(data.get("day_parts", 1))
         if not 1 <= day_parts <= MAX_DAY_PARTS:
             raise ValueError(f"day_parts {day_parts} is not in 1..{MAX_DAY_PARTS}")
+        weekends = data.get("weekends", WEEKENDS[0])
+        if weekends not in WEEKENDS:
+            raise ValueError(f"unknown weekends {weekends!r} ({' or '.join(WEEKENDS)})")
+        apart = weekends == WEEKENDS[1]
         last_absence = data.get("last_absence", LAST_ABSENCE[0])
         if last_absence not in LAST_ABSENCE:
             raise ValueError(f"unknown last_absence {last_absence!r} ({' or '.join(LAST_ABSENCE)})")
@@ -263,8 +292,8 @@ class FittedPopulation:
             opening, going_on = batches(first, later)
             absences = own(u, "absences", float)
             parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
-            if resampled and day_parts > 1 and "batch_hours" in u:
-                parts = _by_part(u, day_parts, minimum, opening, going_on, absences)
+            if resampled and (day_parts > 1 or apart) and "batch_hours" in u:
+                parts = _by_part(u, day_parts, apart, minimum, opening, going_on, absences)
             profiles.append(
                 Profile(
                     arrival=float(u["arrival"]),
@@ -294,6 +323,7 @@ class FittedPopulation:
             gaps=gaps,
             gap_warp=Warp(clock, data["gap_weights"]) if "gap_weights" in data else None,
             day_parts=day_parts,
+            weekends_apart=apart,
         )
 
     def users(self) -> int:
@@ -356,22 +386,28 @@ def _openings(user: dict[str, Any]) -> set[int]:
     return opening
 
 
-def _part(hour: Any, parts: int) -> int:
-    """The part of the day of a local hour of the week (0..167)."""
+def _part(hour: Any, parts: int, weekends_apart: bool = False) -> int:
+    """The part of the day of a local hour of the week (0..167), among ``parts``; with
+    the weekend apart, a weekend's hour is in the part ``parts`` later."""
     h = int(hour)
     if not 0 <= h < 168:
         raise ValueError(f"hour of the week {h} is not in 0..167")
-    return h % 24 * parts // 24
+    part = h % 24 * parts // 24
+    return part + parts if weekends_apart and h >= WEEKEND_START else part
 
 
 def _by_part(
-    user: dict[str, Any], parts: int, minimum: int, opening: tuple[Batch, ...], going_on: tuple[Batch, ...],
-    absences: tuple[float, ...],
+    user: dict[str, Any], day_parts: int, weekends_apart: bool, minimum: int, opening: tuple[Batch, ...],
+    going_on: tuple[Batch, ...], absences: tuple[float, ...],
 ) -> tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...]:
     """The user's opening batches, later batches and absences split by the part of the
     day each began in (``batch_hours``, ``absence_hours``); a part with fewer than
     ``minimum`` of the user's own takes the whole tuple (the user's own, or what it
     fell back to), so a sparse part is dealt from what the user does at any hour.
+    With the weekend apart, the parts are the weekdays' then the weekend's, and a sparse
+    one takes first those of the same part of the day on any day, where the user has
+    ``minimum`` of them (the same object for the weekdays' and the weekend's part, so
+    the two share one deck), and only then the whole tuple.
 
     Why by the hour: a user's batches differ with the time of day (at NASA-iPSC the
     jobs of 64 nodes or more, 63% of the work, began at night twice as often as the
@@ -384,10 +420,11 @@ def _by_part(
     if len(hours) != len(widths):
         raise ValueError(f"user {user.get('user')}: batch_hours and widths differ in length")
     opened = _openings(user)
-    first_hours = [_part(h, parts) for i, h in enumerate(hours) if i in opened]
-    later_hours = [_part(h, parts) for i, h in enumerate(hours) if i not in opened]
+    parts = day_parts * 2 if weekends_apart else day_parts
+    first_hours = [_part(h, day_parts, weekends_apart) for i, h in enumerate(hours) if i in opened]
+    later_hours = [_part(h, day_parts, weekends_apart) for i, h in enumerate(hours) if i not in opened]
     own_absences = user["absences"]
-    absence_hours = [_part(h, parts) for h in user.get("absence_hours", [])]
+    absence_hours = [_part(h, day_parts, weekends_apart) for h in user.get("absence_hours", [])]
     if len(absence_hours) != len(own_absences):
         raise ValueError(f"user {user.get('user')}: absence_hours and absences differ in length")
     # Where a user's batches at a position are all of them (first + later: a user whose
@@ -398,9 +435,19 @@ def _by_part(
         if len(tags) != len(values):  # not the user's own (pooled absences): no split
             return [whole] * parts
         chosen = []
+        any_day: dict[int, tuple[Any, ...]] = {}  # by the part of the day, on any day
         for k in range(parts):
             mine = tuple(v for v, t in zip(values, tags, strict=True) if t == k)
-            chosen.append(mine if len(mine) >= minimum else whole)
+            if len(mine) >= minimum:
+                chosen.append(mine)
+            elif weekends_apart:
+                day = k % day_parts
+                if day not in any_day:
+                    same = tuple(v for v, t in zip(values, tags, strict=True) if t % day_parts == day)
+                    any_day[day] = same if len(same) >= minimum else whole
+                chosen.append(any_day[day])
+            else:
+                chosen.append(whole)
         return chosen
 
     def tags_of(batches: tuple[Batch, ...], tags: list[int]) -> list[int]:

@@ -39,6 +39,8 @@ WEEK = 7 * DAY
 _EPOCH_HOUR_OF_WEEK = 3 * 24
 #: Daytime for the "share of submissions in daytime" signature: [08:00, 18:00).
 DAY_START, DAY_END = 8, 18
+#: The weekend, Saturday and Sunday: the hours of the (Monday-based) week from this one.
+WEEKEND_START = 5 * 24
 
 
 #: How a clock gives local time (:attr:`Clock.local_time`): the IANA zone named by the
@@ -166,7 +168,7 @@ class CycleSignature:
     @property
     def weekend_share(self) -> float:
         """Share of events on Saturday and Sunday."""
-        return float(self.weekly[120:].sum() / max(1, self.events))
+        return float(self.weekly[WEEKEND_START:].sum() / max(1, self.events))
 
     @property
     def peak_ratio(self) -> float:

@@ -113,13 +113,16 @@ def test_min_observations_below_one_is_refused(fitted: Path, tmp_path: Path, min
     assert err.count("\n") == 1 and "population.json: min_observations:" in err and "Traceback" not in err, err
 
 
-@pytest.mark.parametrize("parts", [0, 25, 2.0, True])
-def test_day_parts_out_of_range_are_refused(fitted: Path, tmp_path: Path, parts: Any,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__("day_parts", parts))
+@pytest.mark.parametrize(("key", "value"), [
+    ("day_parts", 0), ("day_parts", 25), ("day_parts", 2.0), ("day_parts", True),
+    ("weekends", "sometimes"), ("weekends", True),
+])
+def test_parts_of_the_week_out_of_range_are_refused(fitted: Path, tmp_path: Path, key: str, value: Any,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    site = _damaged_copy(fitted, tmp_path, lambda document: document.__setitem__(key, value))
     assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "population.json: day_parts:" in err and "Traceback" not in err, err
+    assert err.count("\n") == 1 and f"population.json: {key}:" in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize(("offsets", "message"), [

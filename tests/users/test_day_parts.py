@@ -1,5 +1,5 @@
 """Batches and absences dealt by the part of the local day they begin in
-(docs/population.md, "Dealt by the hour")."""
+(docs/population.md, "Dealt by the hour"), the weekend's apart ("The weekend apart")."""
 
 from __future__ import annotations
 
@@ -122,6 +122,74 @@ def test_a_night_batch_runs_at_night() -> None:
     assert all(2 <= h < 3 or 14 <= h < 15 for h in hours)
     mixed = submitted(night_and_day(day_parts=1))
     assert any(j.size == 1 and (j.submit // HOUR) % 24 < 6 for j in mixed)
+
+
+def weekday_and_weekend(weekends: str = "apart", weekend_sessions: int = 10) -> dict[str, Any]:
+    """One user of one-batch sessions every afternoon at 14:00 for five weeks from a
+    Monday: a 1-node job of ten minutes on weekdays, a 16-node one on the first
+    ``weekend_sessions`` weekend days, each absence running to the next day's 14:00."""
+    days = [d for d in range(35) if d % 7 < 5 or d % 7 >= 5 and weekend_sessions > 0]
+    weekend = [d for d in days if d % 7 >= 5][:weekend_sessions]
+    days = [d for d in days if d % 7 < 5 or d in weekend]
+    jobs = [[16, 600] if d % 7 >= 5 else [1, 600] for d in days]
+    data = night_and_day()
+    data["weekends"] = weekends
+    data["duration"] = 36 * DAY
+    data["users"][0].update({
+        "arrival": 14 * HOUR, "span": 35 * DAY, "jobs": len(days), "widths": [1] * len(days),
+        "jobs_in_order": jobs, "session_batches": [1] * len(days), "runs": [[s, r, 1] for s, r in jobs],
+        "absences": [(b - a) * DAY - 600 for a, b in zip(days, days[1:])],
+        "batch_hours": [d % 7 * 24 + 14 for d in days],
+        "absence_hours": [d % 7 * 24 + 14 for d in days[:-1]],
+    })
+    return data
+
+
+def test_the_weekends_batches_are_dealt_apart_from_the_weekdays() -> None:
+    """Parts 0-3 are the weekdays' parts of the day, 4-7 the weekend's; the parts
+    where the user has nothing of its own deal from all it did."""
+    pop = FittedPopulation.from_dict(weekday_and_weekend(), largest=16)
+    profile = pop.profiles[0]
+    assert pop.deal_parts == 8 and pop.day_parts == 4
+    assert {jobs for jobs, _ in profile.part(2)[0]} == {((1, 600, -1),)}
+    assert {jobs for jobs, _ in profile.part(6)[0]} == {((16, 600, -1),)}
+    assert profile.part(0)[0] is profile.part(4)[0] is profile.first_batches
+    # a Saturday afternoon is part 6, its continuation offset the afternoon's (part 2)
+    saturday = 5 * DAY + 14 * HOUR
+    assert pop.part_of(saturday) == 6 and pop.day_part_of(saturday) == 2
+    together = FittedPopulation.from_dict(weekday_and_weekend("together"), largest=16)
+    assert together.deal_parts == 4 and together.part_of(saturday) == 2
+    assert {jobs for jobs, _ in together.profiles[0].part(2)[0]} == {((1, 600, -1),), ((16, 600, -1),)}
+
+
+def test_a_sparse_part_of_the_week_takes_the_same_part_of_the_day_on_any_day() -> None:
+    """Two weekend afternoons, fewer than min_observations (3): the weekend's afternoon
+    deals from every afternoon, not from everything the user did."""
+    data = weekday_and_weekend(weekend_sessions=2)
+    data["users"][0]["batch_hours"][0] = 2  # one Monday batch at night: "everything" is not "the afternoons"
+    profile = FittedPopulation.from_dict(data, largest=16).profiles[0]
+    afternoons = {jobs for jobs, _ in profile.part(6)[0]}
+    assert afternoons == {((1, 600, -1),), ((16, 600, -1),)}
+    assert len(profile.part(6)[0]) == len(profile.first_batches) - 1
+    assert profile.part(0)[0] is profile.first_batches  # a night of one: too few, and so on any day
+
+
+def test_the_weekend_job_runs_on_weekends() -> None:
+    """Apart, every weekend session runs the weekend's job and every weekday one the
+    weekdays'; together, the afternoons' deck mixes them."""
+    def days_and_sizes(data: dict[str, Any]) -> list[tuple[bool, int]]:
+        return [((j.submit // DAY) % 7 >= 5, j.size) for j in submitted(data, days=35)]
+
+    apart = days_and_sizes(weekday_and_weekend())
+    assert len(apart) >= 30
+    assert all((size == 16) == weekend for weekend, size in apart)
+    together = days_and_sizes(weekday_and_weekend("together"))
+    assert any((size == 16) != weekend for weekend, size in together)
+
+
+def test_unknown_weekends_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown weekends 'sometimes'"):
+        FittedPopulation.from_dict(weekday_and_weekend("sometimes"), largest=16)
 
 
 TRACES = os.environ.get("SITESIM_TRACES")
