@@ -155,10 +155,10 @@ class Deck:
 class PartDecks:
     """A user's decks, one per part of the local day, or of the week with the weekend
     apart (:attr:`Profile.parts`): a batch or an absence is dealt from the deck of the
-    part it begins in. Parts that
-    share their values (a part where the user had too few of its own takes the whole
-    tuple) share one deck, so those values are still dealt once per round. With one
-    part this is one :class:`Deck`, dealt as before."""
+    part it begins in. Parts that share their values (a part where the user had too few
+    of its own takes those of the same part of the day on any day, or the whole tuple:
+    the same object) share one deck, so those values are still dealt once per round.
+    With one part this is one :class:`Deck`, dealt as before."""
 
     __slots__ = ("decks",)
 
@@ -290,7 +290,7 @@ class PopulationUser:
         #: Where the user reports its sessions (docs/metrics.md, "User productivity").
         self.sessions = sessions
         #: Resampled tables: the user's absences, opening and later batches, dealt by
-        #: the part of the day they begin in.
+        #: the part of the day (of the week, the weekend apart) they begin in.
         self._decks: tuple[PartDecks, PartDecks, PartDecks] | None = None
         if population.resampled:
             parts = [profile.part(k) for k in range(population.deal_parts)]

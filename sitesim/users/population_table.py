@@ -406,8 +406,9 @@ def _by_part(
     fell back to), so a sparse part is dealt from what the user does at any hour.
     With the weekend apart, the parts are the weekdays' then the weekend's, and a sparse
     one takes first those of the same part of the day on any day, where the user has
-    ``minimum`` of them (the same object for the weekdays' and the weekend's part, so
-    the two share one deck), and only then the whole tuple.
+    ``minimum`` of them, and only then the whole tuple. Values that are those of another
+    part (the dense half of a part of the day whose other half has none, or all of the
+    user's) are that part's tuple, the same object, so one deck deals them once a round.
 
     Why by the hour: a user's batches differ with the time of day (at NASA-iPSC the
     jobs of 64 nodes or more, 63% of the work, began at night twice as often as the
@@ -434,20 +435,28 @@ def _by_part(
     def split(values: tuple[Any, ...], tags: list[int], whole: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         if len(tags) != len(values):  # not the user's own (pooled absences): no split
             return [whole] * parts
+        own = [tuple(v for v, t in zip(values, tags, strict=True) if t == k) for k in range(parts)]
+        if not weekends_apart:
+            return [mine if len(mine) >= minimum else whole for mine in own]
+        own = [whole if len(mine) == len(values) else mine for mine in own]
         chosen = []
         any_day: dict[int, tuple[Any, ...]] = {}  # by the part of the day, on any day
-        for k in range(parts):
-            mine = tuple(v for v, t in zip(values, tags, strict=True) if t == k)
+        for k, mine in enumerate(own):
             if len(mine) >= minimum:
                 chosen.append(mine)
-            elif weekends_apart:
-                day = k % day_parts
-                if day not in any_day:
-                    same = tuple(v for v, t in zip(values, tags, strict=True) if t % day_parts == day)
-                    any_day[day] = same if len(same) >= minimum else whole
-                chosen.append(any_day[day])
-            else:
-                chosen.append(whole)
+                continue
+            day = k % day_parts
+            if day not in any_day:
+                other = own[(k + day_parts) % parts]  # the same part of the day, the other half of the week
+                same = tuple(v for v, t in zip(values, tags, strict=True) if t % day_parts == day)
+                # values equal to a tuple already dealt from are that tuple, so one deck deals them
+                if len(same) < minimum or len(same) == len(values):
+                    any_day[day] = whole
+                elif len(same) == len(other):
+                    any_day[day] = other
+                else:
+                    any_day[day] = same
+            chosen.append(any_day[day])
         return chosen
 
     def tags_of(batches: tuple[Batch, ...], tags: list[int]) -> list[int]:

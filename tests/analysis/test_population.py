@@ -199,6 +199,6 @@ def test_the_table_keeps_each_users_jobs_in_order_and_its_sessions() -> None:
     assert population.gap_warp.forward(10 * HOUR) != population.warp.forward(10 * HOUR)
     # the hour of the week each batch began at (Monday 09:00, 09:15, 14:31) and each
     # absence (the end of the session before it: 09:31:40), for dealing by the hour
-    assert data["day_parts"] == 4
+    assert data["day_parts"] == 4 and data["weekends"] == "apart"
     assert u1["batch_hours"] == [9, 9, 14] and u1["absence_hours"] == [9]
     assert data["users"][1]["batch_hours"] == [5 * 24 + 10] and data["users"][1]["absence_hours"] == []

@@ -138,7 +138,8 @@ def weekday_and_weekend(weekends: str = "apart", weekend_sessions: int = 10) -> 
     data["users"][0].update({
         "arrival": 14 * HOUR, "span": 35 * DAY, "jobs": len(days), "widths": [1] * len(days),
         "jobs_in_order": jobs, "session_batches": [1] * len(days), "runs": [[s, r, 1] for s, r in jobs],
-        "absences": [(b - a) * DAY - 600 for a, b in zip(days, days[1:])],
+        # an absence begun on a weekend is a second longer, to tell the halves apart
+        "absences": [(b - a) * DAY - 600 + (a % 7 >= 5) for a, b in zip(days, days[1:])],
         "batch_hours": [d % 7 * 24 + 14 for d in days],
         "absence_hours": [d % 7 * 24 + 14 for d in days[:-1]],
     })
@@ -154,6 +155,8 @@ def test_the_weekends_batches_are_dealt_apart_from_the_weekdays() -> None:
     assert {jobs for jobs, _ in profile.part(2)[0]} == {((1, 600, -1),)}
     assert {jobs for jobs, _ in profile.part(6)[0]} == {((16, 600, -1),)}
     assert profile.part(0)[0] is profile.part(4)[0] is profile.first_batches
+    # absences too: those begun on weekend afternoons, a second longer than the weekdays'
+    assert all(a % 2 == 1 for a in profile.part(6)[2]) and all(a % 2 == 0 for a in profile.part(2)[2])
     # a Saturday afternoon is part 6, its continuation offset the afternoon's (part 2)
     saturday = 5 * DAY + 14 * HOUR
     assert pop.part_of(saturday) == 6 and pop.day_part_of(saturday) == 2
@@ -172,6 +175,23 @@ def test_a_sparse_part_of_the_week_takes_the_same_part_of_the_day_on_any_day() -
     assert afternoons == {((1, 600, -1),), ((16, 600, -1),)}
     assert len(profile.part(6)[0]) == len(profile.first_batches) - 1
     assert profile.part(0)[0] is profile.first_batches  # a night of one: too few, and so on any day
+
+
+def test_a_part_with_nothing_of_its_own_shares_the_deck_of_its_other_half() -> None:
+    """No weekend at all: the weekend's afternoon is the weekdays' afternoon, the same
+    tuple, so one deck deals those batches once a round whatever the day."""
+    data = weekday_and_weekend(weekend_sessions=0)
+    data["users"][0]["batch_hours"][0] = 2  # one Monday batch at night: the afternoons are not all
+    profile = FittedPopulation.from_dict(data, largest=16).profiles[0]
+    assert profile.part(6)[0] is profile.part(2)[0] is not profile.first_batches
+    assert profile.part(6)[2] is profile.part(2)[2] is profile.absences  # every absence began in an afternoon
+    assert len(PartDecks([profile.part(k)[0] for k in range(8)]).decks) == 8
+    assert len({id(d) for d in PartDecks([profile.part(k)[0] for k in range(8)]).decks}) == 2
+    # a user whose every batch began in the afternoons: its afternoons are all it did
+    data = weekday_and_weekend()
+    data["min_observations"] = 11  # the weekend's ten are too few
+    profile = FittedPopulation.from_dict(data, largest=16).profiles[0]
+    assert profile.part(6)[0] is profile.first_batches
 
 
 def test_the_weekend_job_runs_on_weekends() -> None:
@@ -220,13 +240,14 @@ def test_nasa_ipsc_big_jobs_run_at_night_as_in_the_log(tmp_path: Path) -> None:
     assert night[big].mean() - night[~big].mean() > 0.15
 
 
-def test_users_dealing_by_the_hour_stay_light() -> None:
-    """A deck per part with values of its own, one shared by the rest: about 5.5 kB a
-    registered user here, against 5.1 kB dealing from one deck (the bound of
-    tests/users/test_population.py)."""
+@pytest.mark.parametrize("table", [night_and_day, weekday_and_weekend])
+def test_users_dealing_by_the_hour_stay_light(table: Any) -> None:
+    """A deck per part with values of its own, one shared by the rest: about 5.5-6 kB a
+    registered user here (the weekend apart: 5.8 kB, against 5.2 kB together), against
+    5.1 kB dealing from one deck (the bound of tests/users/test_population.py)."""
     import tracemalloc
 
-    pop = FittedPopulation.from_dict(night_and_day(), largest=16)
+    pop = FittedPopulation.from_dict(table(), largest=16)
     site = Site(simpy.Environment(), Machine(16), make_scheduler("fcfs", 16))
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
