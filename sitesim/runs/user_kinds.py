@@ -161,8 +161,9 @@ class FittedUsers(UserKind):
         super().__init__(crowd, uids)
         if crowd.population is None:
             raise InputError("fitted users need a fitted population (a site file's population)", field="population")
-        check_population_file(crowd.population)  # encoding and values, before the loader trusts them
-        self.population = FittedPopulation.load(crowd.population, crowd.largest)
+        # encoding and values, before the loader trusts them; the loader takes what was read
+        document = check_population_file(crowd.population)
+        self.population = FittedPopulation.load(crowd.population, crowd.largest, document)
         self.clock = self.population.clock
 
     def enlist(self, recorder: ProductivityRecorder) -> list[SiteUser]:

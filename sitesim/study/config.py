@@ -132,8 +132,7 @@ def check_tables(config: SiteConfig) -> None:
 
     load_empirical(config.empirical).for_site(config.nodes, config.size_mapping, config.runtime_scale)
     if config.population is not None:
-        check_population_file(config.population)
-        FittedPopulation.load(config.population, config.nodes)
+        FittedPopulation.load(config.population, config.nodes, check_population_file(config.population))
 
 
 def site_for(base: SiteConfig, policy: str, **changes: Any) -> SiteConfig:

@@ -201,16 +201,21 @@ class FittedPopulation:
         return self.warp.hour_of_week(t) % 24 * self.day_parts // 24
 
     @classmethod
-    def load(cls, path: str | Path, largest: int) -> FittedPopulation:
+    def load(cls, path: str | Path, largest: int, document: Any = None) -> FittedPopulation:
         """Read ``population.json``; job sizes are clipped to ``largest`` nodes.
+        ``document``: the file already read and parsed (what
+        :func:`~sitesim.runs.population_check.check_population_file` returns), so a run
+        reads it once; None reads it here.
 
         Runtimes are the log's own: the paper site's ``runtime_scale`` calibration and
         ``size_mapping`` shape the empirical tables only (docs/population.md)."""
         where = str(path)
-        try:
-            data = json.loads(read_document(path, "population", long_lines=True))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+        data = document
+        if data is None:
+            try:
+                data = json.loads(read_document(path, "population", long_lines=True))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
         try:

@@ -44,6 +44,7 @@ def _set(key: str, position: tuple[int, ...], value: Any) -> Callable[[dict[str,
 
 DAMAGE = {
     "NaN offset": (lambda d: d["users"][0].__setitem__("continue_offset", float("nan")), "continue_offset: nan"),
+    "infinite think time": (_set("thinks", (2,), float("inf")), "users[0].thinks[2]: inf is not a finite number"),
     "negative size": (_set("runs", (0, 0), -4), "size -4"),
     "huge size": (_set("runs", (0, 0), 10**12), "size 1000000000000"),
     "huge runtime": (_set("runs", (0, 1), 1e300), "runtime 1e+300"),
