@@ -76,11 +76,17 @@ def check_population_file(path: str | Path) -> Any:
     (:meth:`~sitesim.users.population_table.FittedPopulation.load`)."""
     where = str(path)
     text = read_document(path, "population", long_lines=True)
+    deep = InputError("nested too deeply to read", path=where)  # json reads and writes by recursion
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise deep from None
     except ValueError:
         return None  # the loader says what is wrong, as it always did
-    check_population(data, where)
+    try:
+        check_population(data, where)
+    except RecursionError:
+        raise deep from None
     return data
 
 
@@ -99,8 +105,8 @@ def _first_non_finite(data: Any) -> tuple[str, float] | None:
 
 
 def check_population(data: Any, where: str) -> None:
-    """:func:`check_population_file` on a document already read (``sitesim fit`` checks
-    what it is about to write with it; ``where`` names it in messages)."""
+    """:func:`check_population_file` on a document already read (``where`` names it in
+    messages)."""
     found = _first_non_finite(data)
     if found is not None:
         field, number = found

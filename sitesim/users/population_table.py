@@ -216,6 +216,8 @@ class FittedPopulation:
                 data = json.loads(read_document(path, "population", long_lines=True))
             except json.JSONDecodeError as exc:
                 raise InputError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+            except (ValueError, RecursionError) as exc:  # a number of 5,000 digits; nesting json cannot follow
+                raise InputError(f"unreadable JSON: {exc}", path=where) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"not a {FORMAT} table (missing or wrong 'format')", path=where)
         try:

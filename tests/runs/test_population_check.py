@@ -95,6 +95,22 @@ def test_damaged_populations_are_refused(fitted: Path, tmp_path: Path, case: str
     assert err.count("\n") == 1 and "population.json: users[0]." in err and message in err, err
 
 
+@pytest.mark.parametrize(("field", "message"), [
+    ("[" * 2000 + "]" * 2000, "population.json: nested too deeply to read"),
+    ("9" * 5000, "population.json: unreadable JSON: Exceeds the limit"),
+], ids=["nested 2,000 deep", "a number of 5,000 digits"])
+def test_populations_json_cannot_read_are_refused(fitted: Path, tmp_path: Path, field: str, message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Nesting deeper than json's recursion follows, a number of more digits than Python
+    converts: one line naming the file, exit 2, no traceback."""
+    site = _damaged_copy(fitted, tmp_path, lambda document: None)
+    text = (site / "population.json").read_text()
+    (site / "population.json").write_text('{"extra": ' + field + ", " + text.lstrip()[1:])
+    assert main(["--site", str(site / "site.toml"), "--duration", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("case", sorted(TOP_DAMAGE))
 def test_damaged_population_keys_are_refused(fitted: Path, tmp_path: Path, case: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:
