@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 #: own (``own``, with each user's ``start_day_counts`` and the table's
 #: ``day_cycle_strength``; what ``sitesim fit`` writes).
 ABSENCE_CYCLES = ("site", "own")
-#: Whether a table's batches and absences are dealt by the part of the day alone, on
+#: Whether a table's batches are dealt by the part of the day alone, on
 #: every day of the week alike (its ``weekends`` key: ``together``, tables without the
 #: key), or with the weekend's apart from the weekdays' (``apart``, what ``sitesim fit``
 #: writes: :mod:`sitesim.users.population_table`; docs/population.md, "The weekend apart").

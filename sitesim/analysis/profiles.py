@@ -29,8 +29,8 @@ resampling, after Zakay & Feitelson), so heavy and light users keep their behavi
   at night);
 - ``batch_hours`` and ``absence_hours``: the local hour of the week (0 = Monday 00:00)
   each batch began in, and each absence began in (the end of the session before it), so
-  batches and absences are dealt by the part of the day (``day_parts``), the weekend's
-  apart from the weekdays' (``weekends``).
+  batches and absences are dealt by the part of the day (``day_parts``), the batches of
+  the weekend apart from the weekdays' (``weekends``).
 
 Beside them: the clock, the 168 hourly weights of session starts and of submissions
 inside batches, the continuation curve against response time, the log's duration and

@@ -19,7 +19,8 @@ real user once and ``-u`` scales the population). The user
 3. between sessions stays away for an absence (end of one session to the start of the
    next; a fitted table deals the user's own, as it deals its batches: :class:`Deck`;
    batches and absences both from those the user began in the same part of the local
-   day, the weekend's apart from the weekdays' where the table says so, :class:`PartDecks`),
+   day (the batches of the weekend apart from the weekdays' where the table says so),
+   :class:`PartDecks`),
    laid down in operational time of the weekly cycle, so sessions start at the hours
    and on the days the log's did, and a session that ends late (a long wait) delays
    the next one; gaps inside a batch are laid down the same way, in the cycle of the

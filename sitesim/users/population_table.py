@@ -25,11 +25,11 @@ Resampled batches and absences are split by the part of the local day they began
 deals the batch it starts, or the absence it begins, from those of the part of the day
 it is in, where it had at least ``min_observations`` of its own there (docs/population.md,
 "Dealt by the hour"). Tables without the keys deal from one deck, as before. By the
-``weekends`` key (:data:`~sitesim.analysis.day_cycles.WEEKENDS`), the parts of the day
-are those of the weekdays and, apart, those of the weekend (``apart``, what ``sitesim
-fit`` writes; a sparse part of the week falls back to the same part of the day on any
-day, then to all: docs/population.md, "The weekend apart"), or of every day alike
-(``together``, tables without the key).
+``weekends`` key (:data:`~sitesim.analysis.day_cycles.WEEKENDS`), the batches' parts of
+the day are those of the weekdays and, apart, those of the weekend (``apart``, what
+``sitesim fit`` writes; a sparse part of the week falls back to the same part of the day
+on any day, then to all; the absences stay by the part of the day: docs/population.md,
+"The weekend apart"), or of every day alike (``together``, tables without the key).
 
 By the ``last_absence`` key (:data:`LAST_ABSENCE`), a user with absences of its own
 deals, in the first round of them in a visit, only those that end before its
@@ -128,8 +128,9 @@ class Profile:
     #: weekend's apart: :attr:`FittedPopulation.deal_parts`): the user's own opening
     #: batches, later batches and absences begun in that part, where it has at least
     #: ``min_observations`` of them, else the whole tuple above (the same object, so a
-    #: part without its own shares the whole deck; the weekend apart, first those of the
-    #: same part of the day on any day). One part: the tuples above.
+    #: part without its own shares the whole deck; the weekend apart, a batch's part first
+    #: takes those of the same part of the day on any day, and an absence's weekend part
+    #: is its weekdays' part). One part: the tuples above.
     parts: tuple[tuple[tuple[Batch, ...], tuple[Batch, ...], tuple[float, ...]], ...] = ()
     #: Whether the user deals only absences that end before its departure
     #: (``"last_absence": "within_span"``, and the absences are its own: a user of one
@@ -176,8 +177,8 @@ class FittedPopulation:
     #: Parts of the local day batches and absences are dealt by (``day_parts``; tables
     #: without the key: 1, every batch and absence dealt from one deck as before).
     day_parts: int = 1
-    #: Whether the weekend's batches and absences are dealt apart from the weekdays'
-    #: (``"weekends": "apart"``; tables without the key: every day alike).
+    #: Whether the weekend's batches are dealt apart from the weekdays' (``"weekends":
+    #: "apart"``; tables without the key: every day alike). Absences are not.
     weekends_apart: bool = False
 
     @property
@@ -411,11 +412,14 @@ def _by_part(
     day each began in (``batch_hours``, ``absence_hours``); a part with fewer than
     ``minimum`` of the user's own takes the whole tuple (the user's own, or what it
     fell back to), so a sparse part is dealt from what the user does at any hour.
-    With the weekend apart, the parts are the weekdays' then the weekend's, and a sparse
-    one takes first those of the same part of the day on any day, where the user has
-    ``minimum`` of them, and only then the whole tuple. Values that are those of another
-    part (the dense half of a part of the day whose other half has none, or all of the
-    user's) are that part's tuple, the same object, so one deck deals them once a round.
+    With the weekend apart, the batches' parts are the weekdays' then the weekend's, and
+    a sparse one takes first those of the same part of the day on any day, where the
+    user has ``minimum`` of them, and only then the whole tuple. Values that are those of
+    another part (the dense half of a part of the day whose other half has none, or all
+    of the user's) are that part's tuple, the same object, so one deck deals them once a
+    round. The absences stay split by the part of the day alone, the weekend's part the
+    same tuple as the weekdays' (one deck): they are laid down in operational time of a
+    weekly cycle that already holds the weekend (docs/population.md, "The weekend apart").
 
     Why by the hour: a user's batches differ with the time of day (at NASA-iPSC the
     jobs of 64 nodes or more, 63% of the work, began at night twice as often as the
@@ -432,19 +436,23 @@ def _by_part(
     first_hours = [_part(h, day_parts, weekends_apart) for i, h in enumerate(hours) if i in opened]
     later_hours = [_part(h, day_parts, weekends_apart) for i, h in enumerate(hours) if i not in opened]
     own_absences = user["absences"]
-    absence_hours = [_part(h, day_parts, weekends_apart) for h in user.get("absence_hours", [])]
+    absence_hours = [_part(h, day_parts) for h in user.get("absence_hours", [])]
     if len(absence_hours) != len(own_absences):
         raise ValueError(f"user {user.get('user')}: absence_hours and absences differ in length")
     # Where a user's batches at a position are all of them (first + later: a user whose
     # sessions never went on), so are their hours.
     all_hours = first_hours + later_hours
 
-    def split(values: tuple[Any, ...], tags: list[int], whole: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def split(values: tuple[Any, ...], tags: list[int], whole: tuple[Any, ...], apart: bool) -> list[tuple[Any, ...]]:
         if len(tags) != len(values):  # not the user's own (pooled absences): no split
             return [whole] * parts
+        if not apart:  # by the part of the day: the weekend's parts, if any, are the weekdays'
+            by_day = [tuple(v for v, t in zip(values, tags, strict=True) if t == k) for k in range(day_parts)]
+            if weekends_apart:  # a part holding all of them is the whole tuple: one deck (tables without the key keep theirs)
+                by_day = [whole if len(mine) == len(values) else mine for mine in by_day]
+            chosen = [mine if len(mine) >= minimum else whole for mine in by_day]
+            return [chosen[k % day_parts] for k in range(parts)]
         own = [tuple(v for v, t in zip(values, tags, strict=True) if t == k) for k in range(parts)]
-        if not weekends_apart:
-            return [mine if len(mine) >= minimum else whole for mine in own]
         own = [whole if len(mine) == len(values) else mine for mine in own]
         chosen = []
         any_day: dict[int, tuple[Any, ...]] = {}  # by the part of the day, on any day
@@ -469,7 +477,8 @@ def _by_part(
     def tags_of(batches: tuple[Batch, ...], tags: list[int]) -> list[int]:
         return tags if len(tags) == len(batches) else all_hours
 
-    firsts = split(opening, tags_of(opening, first_hours), opening)
-    laters = split(going_on, tags_of(going_on, later_hours), going_on)
-    absent = split(absences, absence_hours, absences) if own_absences else [absences] * parts
+    firsts = split(opening, tags_of(opening, first_hours), opening, weekends_apart)
+    laters = split(going_on, tags_of(going_on, later_hours), going_on, weekends_apart)
+    # by the part of the day alone: the weekend's part k + day_parts is the weekdays' k
+    absent = split(absences, absence_hours, absences, False) if own_absences else [absences] * parts
     return tuple(zip(firsts, laters, absent, strict=True))
