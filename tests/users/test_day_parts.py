@@ -245,7 +245,7 @@ def test_nasa_ipsc_big_jobs_run_at_night_as_in_the_log(tmp_path: Path) -> None:
 @pytest.mark.parametrize("table", [night_and_day, weekday_and_weekend])
 def test_users_dealing_by_the_hour_stay_light(table: Any) -> None:
     """A deck per part with values of its own, one shared by the rest: about 5.5-6 kB a
-    registered user here (the weekend apart: 5.8 kB, against 5.2 kB together), against
+    registered user here (the weekend's batches apart: 5.5 kB, against 5.2 kB together), against
     5.1 kB dealing from one deck (the bound of tests/users/test_population.py)."""
     import tracemalloc
 
