@@ -291,7 +291,8 @@ class PopulationUser:
         #: Where the user reports its sessions (docs/metrics.md, "User productivity").
         self.sessions = sessions
         #: Resampled tables: the user's absences, opening and later batches, dealt by
-        #: the part of the day (of the week, the weekend apart) they begin in.
+        #: the part of the day they begin in (the batches by the part of the week, where
+        #: the table keeps the weekend apart).
         self._decks: tuple[PartDecks, PartDecks, PartDecks] | None = None
         if population.resampled:
             parts = [profile.part(k) for k in range(population.deal_parts)]

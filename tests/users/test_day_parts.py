@@ -1,5 +1,6 @@
 """Batches and absences dealt by the part of the local day they begin in
-(docs/population.md, "Dealt by the hour"), the weekend's apart ("The weekend apart")."""
+(docs/population.md, "Dealt by the hour"), the weekend's batches apart ("The weekend
+apart")."""
 
 from __future__ import annotations
 
@@ -165,6 +166,10 @@ def test_the_weekends_batches_are_dealt_apart_from_the_weekdays() -> None:
     together = FittedPopulation.from_dict(weekday_and_weekend("together"), largest=16)
     assert together.deal_parts == 4 and together.part_of(saturday) == 2
     assert {jobs for jobs, _ in together.profiles[0].part(2)[0]} == {((1, 600, -1),), ((16, 600, -1),)}
+    # together, a part holding all of the user's values keeps its own tuple, as tables
+    # without the key always did (their decks, and so their runs, unchanged)
+    mine = together.profiles[0]
+    assert mine.part(2)[2] == mine.absences and mine.part(2)[2] is not mine.absences
 
 
 def test_a_sparse_part_of_the_week_takes_the_same_part_of_the_day_on_any_day() -> None:
