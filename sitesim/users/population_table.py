@@ -199,7 +199,7 @@ class FittedPopulation:
         continuation's offsets are by the part of the day alone)."""
         if self.day_parts == 1:
             return 0
-        return self.warp.hour_of_week(t) % 24 * self.day_parts // 24
+        return _part(self.warp.hour_of_week(t), self.day_parts)
 
     @classmethod
     def load(cls, path: str | Path, largest: int, document: Any = None) -> FittedPopulation:
